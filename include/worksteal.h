@@ -1,0 +1,186 @@
+/* worksteal: a work-stealing task-parallel runtime for C.
+ *
+ * This header is the whole public API. It needs only the standard headers it includes and
+ * compiles as C11 and as C++. Every public name starts with ws_ or WS_.
+ *
+ * Errors. Functions that can fail at run time return 0 or a positive errno code (EINVAL,
+ * ENOMEM, EAGAIN, ESHUTDOWN) and leave nothing half-made: if a submit fails, its function never
+ * runs. A contract violation that would corrupt state (a NULL function, syncing a task twice or
+ * out of order) prints one line on stderr naming the function, then aborts.
+ *
+ * The long reference is in docs/api.md.
+ */
+#ifndef WORKSTEAL_H
+#define WORKSTEAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WS_VERSION_MAJOR 0
+#define WS_VERSION_MINOR 1
+#define WS_VERSION_PATCH 0
+#define WS_VERSION       (WS_VERSION_MAJOR * 10000 + WS_VERSION_MINOR * 100 + WS_VERSION_PATCH)
+
+#if defined(WS_BUILDING_LIBRARY) && defined(__GNUC__)
+#define WS_API __attribute__((visibility("default")))
+#else
+#define WS_API
+#endif
+
+#if defined(__GNUC__)
+#define WS_NODISCARD __attribute__((warn_unused_result))
+#else
+#define WS_NODISCARD
+#endif
+
+typedef void (*ws_fn)(void *arg);
+
+/* ---- pools ------------------------------------------------------------------------------ */
+
+typedef struct ws_pool ws_pool; /* opaque */
+
+/* Every field: zero means "default". */
+typedef struct ws_config {
+    unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the online CPUs;
+                          at most WS_MAX_WORKERS */
+    size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
+    unsigned max_spares; /* spare workers started while tasks block (ws_block_begin); 0: workers */
+} ws_config;
+
+#define WS_MAX_WORKERS 512u
+
+/* Starts a pool of worker threads. Any thread; may block while threads start.
+ * Returns 0, EINVAL (workers above WS_MAX_WORKERS, or a stack size the system refuses),
+ * ENOMEM, or EAGAIN (a thread could not be created). On error *out is untouched and no thread
+ * is left running. */
+WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);
+
+/* Waits for all work submitted to the pool (including detached ws_submit jobs), stops the
+ * workers and frees everything. Any thread except one of this pool's workers (that would wait
+ * for itself: contract violation). NULL is ignored. */
+WS_API void ws_pool_destroy(ws_pool *pool);
+
+/* The number of workers (P). Any thread. */
+WS_API unsigned ws_pool_workers(const ws_pool *pool);
+
+/* Runs fn(arg) on a worker of the pool and waits for it and everything it forked. From a worker
+ * of the same pool it simply calls fn(arg). Any thread; blocks. Returns 0, or ESHUTDOWN if the
+ * pool is being destroyed (fn is then not run). */
+WS_API int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg);
+
+/* The process-wide default pool, created on first use with a zero config and destroyed at exit.
+ * Never NULL: aborts with a message if it cannot be made. Any thread. */
+WS_API ws_pool *ws_default_pool(void);
+
+/* 0..P-1 on a worker thread, -1 elsewhere. */
+WS_API int ws_worker_id(void);
+
+/* A static description of an error code returned by this library. */
+WS_API const char *ws_strerror(int err);
+
+/* ---- fork-join -------------------------------------------------------------------------- */
+/* From any thread. On a worker they use its deque (no allocation); elsewhere they run on the
+ * default pool and block the caller until done. */
+
+/* Runs a(a_arg) and b(b_arg), possibly in parallel; returns when both are done. */
+WS_API void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg);
+
+/* A spawned task's record, on the caller's stack. Fields are private. */
+typedef struct ws_task {
+    union {
+        void *ws_ptr[8];
+        uint64_t ws_u64[8];
+    } ws_private;
+} ws_task;
+
+/* fn(arg) may run in parallel with the caller, until ws_sync(task). */
+WS_API void ws_spawn(ws_task *task, ws_fn fn, void *arg);
+/* Returns when the spawned fn(arg) has finished. Sync tasks in reverse spawn order, each once,
+ * before the spawning function returns (violations abort with a message). */
+WS_API void ws_sync(ws_task *task);
+
+/* ---- loops ------------------------------------------------------------------------------ */
+
+typedef void (*ws_range_fn)(size_t begin, size_t end, void *ctx);
+
+/* Calls body on disjoint subranges covering [begin,end); returns when all are done.
+ * grain: the largest subrange body gets; 0 = automatic. begin >= end: nothing is called. */
+WS_API void ws_parallel_for(size_t begin, size_t end, size_t grain, ws_range_fn body, void *ctx);
+
+typedef void (*ws_fold_fn)(size_t begin, size_t end, void *acc, void *ctx);
+typedef void (*ws_combine_fn)(void *acc, const void *right, void *ctx);
+
+/* Folds [begin,end) into *result: each subrange is folded into an accumulator that starts as a
+ * copy of identity, and accumulators are combined left to right. Returns 0, EINVAL (acc_size 0,
+ * NULL identity or result), or ENOMEM (result untouched). */
+WS_API WS_NODISCARD int ws_parallel_reduce(size_t begin, size_t end, size_t grain,
+                                           size_t acc_size, const void *identity, ws_fold_fn fold,
+                                           ws_combine_fn combine, void *ctx, void *result);
+
+/* ---- groups and submission -------------------------------------------------------------- */
+
+/* A set of jobs that can be waited for together, on the caller's stack. Fields are private. */
+typedef struct ws_group {
+    union {
+        void *ws_ptr[8];
+        uint64_t ws_u64[8];
+    } ws_private;
+} ws_group;
+
+#define WS_HIGH_PRIORITY 1u /* runs before normal external work */
+
+WS_API void ws_group_init(ws_group *g, ws_pool *pool); /* pool NULL: the default pool */
+/* Any thread. 0, EINVAL (unknown flags), ENOMEM or ESHUTDOWN; on error fn never runs. */
+WS_API WS_NODISCARD int ws_group_submit(ws_group *g, ws_fn fn, void *arg, unsigned flags);
+/* Every job submitted to g so far has finished; helps when called on a worker. */
+WS_API void ws_group_wait(ws_group *g);
+/* A detached job. Any thread. 0, EINVAL, ENOMEM or ESHUTDOWN; on error fn never runs. */
+WS_API WS_NODISCARD int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags);
+
+/* Brackets a blocking call (I/O, a lock, a sleep) inside a task: meanwhile the pool keeps P
+ * workers running by waking or starting a spare. Outside a worker they do nothing. */
+WS_API void ws_block_begin(void);
+WS_API void ws_block_end(void);
+
+/* ---- measurement ------------------------------------------------------------------------ */
+
+typedef struct ws_stats {
+    uint64_t spawns;         /* tasks pushed on a worker's own deque */
+    uint64_t steals;         /* tasks taken from another worker's deque */
+    uint64_t steal_attempts; /* including failed ones */
+    uint64_t parks;          /* times a worker went to sleep */
+    uint64_t pops;           /* spawned tasks popped back by their owner (run inline) */
+    uint64_t inline_runs;    /* children run inline because the deque could not grow */
+    uint64_t injector_takes; /* external jobs taken from the injector */
+    uint64_t wakeups;        /* wake-ups sent to parked workers */
+    uint64_t deque_growths;  /* times a deque array doubled */
+    uint64_t max_deque_depth; /* the deepest any deque has been */
+    uint64_t leapfrogs;      /* steals by a join waiting for its stolen child */
+} ws_stats;
+
+/* Totals over all workers since creation. Any thread; the figures of a running pool are a
+ * consistent-enough snapshot (each counter is exact, they are not read at one instant). */
+WS_API void ws_pool_stats(ws_pool *pool, ws_stats *out);
+
+typedef struct ws_profile {
+    double work_s;         /* T1: total time spent in tasks */
+    double span_s;         /* T-infinity: the longest chain of dependent work */
+    double parallelism;    /* work / span */
+    double burdened_span_s; /* span with each steal's measured cost on the paths it delays */
+    double elapsed_s;      /* wall-clock time of the run */
+    uint64_t strands;      /* pieces of serial work measured */
+    uint64_t steals;       /* steals during the run */
+} ws_profile;
+
+/* ws_pool_run with work/span measurement. 0, EINVAL (NULL out), or as ws_pool_run. */
+WS_API int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WORKSTEAL_H */

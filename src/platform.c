@@ -1,0 +1,187 @@
+/* platform.c: the operating-system layer behind platform.h.
+ *
+ * Linux parks threads on futexes. Elsewhere a small table of mutex/condition-variable buckets,
+ * hashed by address, gives the same wait/wake contract.
+ */
+#include "platform.h"
+#include "atomics.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
+
+/* ---------------------------------------------------------------------------------------- */
+/* Fault injection for tests                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Countdowns set by tests; 0 means off. Relaxed: tests arm them before the calls they target,
+ * and an exact count across threads is not needed. */
+static _Atomic long alloc_countdown;
+static _Atomic long thread_countdown;
+
+void ws__test_fail_alloc_after(long n)
+{
+    ws_store_relaxed(&alloc_countdown, n); /* relaxed: see above */
+}
+
+void ws__test_fail_thread_after(long n)
+{
+    ws_store_relaxed(&thread_countdown, n); /* relaxed: see above */
+}
+
+/* True when the armed countdown reaches this call. */
+static int should_fail(_Atomic long *countdown)
+{
+    long n = ws_load_relaxed(countdown); /* relaxed: cheap check when disarmed */
+    if (n <= 0)
+        return 0;
+    return ws_fetch_sub_relaxed(countdown, 1) == 1; /* relaxed: only a count */
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Memory                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+void *ws__malloc(size_t size)
+{
+    return should_fail(&alloc_countdown) ? NULL : malloc(size);
+}
+
+void *ws__calloc(size_t n, size_t size)
+{
+    return should_fail(&alloc_countdown) ? NULL : calloc(n, size);
+}
+
+void *ws__aligned_alloc(size_t align, size_t size)
+{
+    void *p = NULL;
+    if (should_fail(&alloc_countdown) || posix_memalign(&p, align, size) != 0)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
+void ws__free(void *p)
+{
+    free(p);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Threads                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void *arg)
+{
+    if (should_fail(&thread_countdown))
+        return EAGAIN;
+    pthread_attr_t attr;
+    int err = pthread_attr_init(&attr);
+    if (err != 0)
+        return err;
+    if (stack_size != 0)
+        err = pthread_attr_setstacksize(&attr, stack_size);
+    if (err == 0)
+        err = pthread_create(t, &attr, fn, arg);
+    pthread_attr_destroy(&attr);
+    return err;
+}
+
+void ws__thread_join(ws__thread t)
+{
+    pthread_join(t, NULL);
+}
+
+void ws__thread_yield(void)
+{
+    sched_yield();
+}
+
+unsigned ws__cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Time                                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+uint64_t ws__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Futex-style wait and wake                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+#ifdef __linux__
+
+void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
+{
+    /* The kernel re-reads *addr under its bucket lock, so a wake between our caller's check
+     * and this call is not lost: the wait returns EAGAIN at once. PRIVATE: never shared
+     * between processes. */
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void ws__futex_wake(_Atomic uint32_t *addr, int n)
+{
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n < 0 ? INT32_MAX : n, NULL, NULL,
+            0);
+}
+
+#else /* condition-variable fallback */
+
+#define BUCKETS 64
+static struct bucket {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} buckets[BUCKETS];
+static pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
+
+static void buckets_init(void)
+{
+    for (int i = 0; i < BUCKETS; i++) {
+        pthread_mutex_init(&buckets[i].lock, NULL);
+        pthread_cond_init(&buckets[i].cond, NULL);
+    }
+}
+
+static struct bucket *bucket_of(_Atomic uint32_t *addr)
+{
+    pthread_once(&buckets_once, buckets_init);
+    return &buckets[((uintptr_t)addr >> 4) % BUCKETS];
+}
+
+void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
+{
+    struct bucket *b = bucket_of(addr);
+    pthread_mutex_lock(&b->lock);
+    /* relaxed: the bucket lock orders this check against the waker's notify, which takes the
+     * same lock after changing *addr. */
+    if (ws_load_relaxed(addr) == expected)
+        pthread_cond_wait(&b->cond, &b->lock);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void ws__futex_wake(_Atomic uint32_t *addr, int n)
+{
+    (void)n; /* buckets are shared by addresses, so wake everyone; waiters re-check */
+    struct bucket *b = bucket_of(addr);
+    pthread_mutex_lock(&b->lock);
+    pthread_cond_broadcast(&b->cond);
+    pthread_mutex_unlock(&b->lock);
+}
+
+#endif

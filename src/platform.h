@@ -1,0 +1,76 @@
+/* platform.h: the operating-system surface, implemented in platform.c.
+ *
+ * Threads, futex-style wait/wake, the CPU count, a monotonic clock, and allocation (with test
+ * hooks that make the Nth allocation or thread creation fail, so that error paths are tested).
+ * `#ifdef __linux__` appears in platform.c only.
+ */
+#ifndef WS_PLATFORM_H
+#define WS_PLATFORM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Padding unit for data written by different threads: two 64-byte lines, because x86's
+ * adjacent-line prefetcher pulls lines in pairs and would otherwise bring back false sharing. */
+#define WS_CACHE_LINE 128
+
+#if defined(__GNUC__)
+#define WS_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define WS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define WS_NOINLINE    __attribute__((noinline))
+#define WS_COLD        __attribute__((cold, noinline))
+/* initial-exec: the worker pointer is read on every spawn; the general-dynamic model of a
+ * shared library would turn each read into a call to __tls_get_addr. */
+#define WS_TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define WS_LIKELY(x)   (x)
+#define WS_UNLIKELY(x) (x)
+#define WS_NOINLINE
+#define WS_COLD
+#define WS_TLS_FAST
+#endif
+
+/* ---- threads ---- */
+typedef pthread_t ws__thread;
+/* Starts fn(arg) on a new thread with the given stack size (0: the system default).
+ * Returns 0, EAGAIN, EINVAL (stack size refused) or ENOMEM. */
+int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void *arg);
+void ws__thread_join(ws__thread t);
+void ws__thread_yield(void);
+unsigned ws__cpu_count(void);
+
+/* A pause for spin loops: tells the CPU we are spinning (saves power, frees the sibling
+ * hyperthread) without giving up the time slice. */
+static inline void ws__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- futex-style waiting ---- */
+/* Any thread; may block. Sleeps while *addr == expected, until a wake on addr (spurious
+ * returns are allowed, so callers re-check in a loop). */
+void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected);
+/* Any thread; never blocks for long. Wakes up to n waiters on addr (n < 0: all). */
+void ws__futex_wake(_Atomic uint32_t *addr, int n);
+
+/* ---- time ---- */
+uint64_t ws__now_ns(void); /* monotonic */
+
+/* ---- memory ---- */
+/* malloc/calloc/free, through one place so that tests can make allocations fail. */
+void *ws__malloc(size_t size);
+void *ws__calloc(size_t n, size_t size);
+void *ws__aligned_alloc(size_t align, size_t size); /* zeroed; free with ws__free */
+void ws__free(void *p);
+
+/* Test hooks: the Nth call from now fails (1: the next one); 0 disables. Any thread. */
+void ws__test_fail_alloc_after(long n);
+void ws__test_fail_thread_after(long n);
+
+#endif /* WS_PLATFORM_H */

@@ -1,0 +1,90 @@
+/* test.h: assertions that print both sides and stay on in every build, and the knobs shared by
+ * the tests (scale, seed). Header-only so each test is one self-contained program.
+ */
+#ifndef WS_TEST_H
+#define WS_TEST_H
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define WS_TEST_FAIL(...)                                                                        \
+    do {                                                                                         \
+        fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                                    \
+        fprintf(stderr, __VA_ARGS__);                                                            \
+        fputc('\n', stderr);                                                                     \
+        abort();                                                                                 \
+    } while (0)
+
+#define ASSERT(cond)                                                                             \
+    do {                                                                                         \
+        if (!(cond))                                                                             \
+            WS_TEST_FAIL("%s", #cond);                                                           \
+    } while (0)
+
+/* Compare as intmax_t / uintmax_t and print both sides. */
+#define ASSERT_CMP_(a, op, b, T, fmt)                                                            \
+    do {                                                                                         \
+        T a_ = (T)(a), b_ = (T)(b);                                                              \
+        if (!(a_ op b_))                                                                         \
+            WS_TEST_FAIL("%s %s %s (%" fmt " vs %" fmt ")", #a, #op, #b, a_, b_);                \
+    } while (0)
+#define ASSERT_EQ(a, b) ASSERT_CMP_(a, ==, b, intmax_t, PRIdMAX)
+#define ASSERT_NE(a, b) ASSERT_CMP_(a, !=, b, intmax_t, PRIdMAX)
+#define ASSERT_LT(a, b) ASSERT_CMP_(a, <, b, intmax_t, PRIdMAX)
+#define ASSERT_LE(a, b) ASSERT_CMP_(a, <=, b, intmax_t, PRIdMAX)
+#define ASSERT_GT(a, b) ASSERT_CMP_(a, >, b, intmax_t, PRIdMAX)
+#define ASSERT_GE(a, b) ASSERT_CMP_(a, >=, b, intmax_t, PRIdMAX)
+#define ASSERT_UEQ(a, b) ASSERT_CMP_(a, ==, b, uintmax_t, PRIuMAX)
+#define ASSERT_OK(e)    ASSERT_EQ((e), 0)
+#define ASSERT_PTR_EQ(a, b)                                                                      \
+    do {                                                                                         \
+        const void *a_ = (a), *b_ = (b);                                                         \
+        if (a_ != b_)                                                                            \
+            WS_TEST_FAIL("%s == %s (%p vs %p)", #a, #b, a_, b_);                                 \
+    } while (0)
+
+/* Sizes shrink under sanitizers (about 10-50x slower) so that CI stays fast; WS_TEST_SCALE
+ * (a positive number, default 1) multiplies every size for longer local runs. */
+static inline double test_scale(void)
+{
+    double s = 1.0;
+    const char *env = getenv("WS_TEST_SCALE");
+    if (env != NULL && atof(env) > 0)
+        s = atof(env);
+#if defined(WS_SANITIZED)
+    s *= 0.05;
+#endif
+    return s;
+}
+
+static inline uint64_t test_scaled(uint64_t n, uint64_t minimum)
+{
+    uint64_t v = (uint64_t)((double)n * test_scale());
+    return v < minimum ? minimum : v;
+}
+
+/* A seed from WS_TEST_SEED, else from the clock; always printed so a failure can be replayed. */
+static inline uint64_t test_seed(const char *test)
+{
+    const char *env = getenv("WS_TEST_SEED");
+    uint64_t seed = env != NULL ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+    printf("%s: seed %" PRIu64 " (set WS_TEST_SEED to replay)\n", test, seed);
+    return seed;
+}
+
+/* xorshift64*: a small, fast generator with a per-thread state. */
+static inline uint64_t test_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+#endif /* WS_TEST_H */
