@@ -1,0 +1,31 @@
+# Scheduler and fork-join tests (label: sched). Sizes shrink under the sanitizers (test_scaled
+# and WS_SANITIZED in the sources); the timeouts are set for a ThreadSanitizer build on two
+# cores, so that only a hang reaches them.
+
+foreach(p 1 2 4 8 default)
+  ws_add_test(test_sched_fib SOURCES test_sched_fib.c TIMEOUT 180 LABELS sched ARGS ${p})
+  ws_add_test(test_sched_nqueens SOURCES test_sched_nqueens.c TIMEOUT 180 LABELS sched
+              ARGS ${p})
+endforeach()
+
+ws_add_test(test_sched_spawn_many SOURCES test_sched_spawn_many.c TIMEOUT 180 LABELS sched)
+ws_add_test(test_sched_spawn_many SOURCES test_sched_spawn_many.c TIMEOUT 180 LABELS sched
+            ARGS 1)
+
+foreach(mode a b)
+  ws_add_test(test_sched_deep SOURCES test_sched_deep.c TIMEOUT 180 LABELS sched ARGS ${mode})
+endforeach()
+
+ws_add_test(test_sched_wakeup SOURCES test_sched_wakeup.c TIMEOUT 180 LABELS sched)
+ws_add_test(test_sched_nested_pools SOURCES test_sched_nested_pools.c TIMEOUT 180
+            LABELS sched)
+ws_add_test(test_sched_pool_churn SOURCES test_sched_pool_churn.c TIMEOUT 180 LABELS sched)
+ws_add_test(test_sched_idle SOURCES test_sched_idle.c TIMEOUT 60 LABELS sched)
+ws_add_test(test_sched_stats SOURCES test_sched_stats.c TIMEOUT 120 LABELS sched)
+ws_add_test(test_sched_api SOURCES test_sched_api.c TIMEOUT 120 LABELS sched
+            ENV WS_NUM_WORKERS=3)
+
+foreach(c max_workers env_workers env_stack thread_fail alloc_fail abort_sync_order
+          abort_sync_twice abort_join_null abort_spawn_null)
+  ws_add_test(test_sched_errors SOURCES test_sched_errors.c TIMEOUT 180 LABELS sched ARGS ${c})
+endforeach()
