@@ -117,8 +117,8 @@ typedef void (*ws_combine_fn)(void *acc, const void *right, void *ctx);
 /* Folds [begin,end) into *result: each subrange is folded into an accumulator that starts as a
  * copy of identity, and accumulators are combined left to right. Returns 0, EINVAL (acc_size 0,
  * NULL identity or result), or ENOMEM (result untouched). */
-WS_API WS_NODISCARD int ws_parallel_reduce(size_t begin, size_t end, size_t grain,
-                                           size_t acc_size, const void *identity, ws_fold_fn fold,
+WS_API WS_NODISCARD int ws_parallel_reduce(size_t begin, size_t end, size_t grain, size_t acc_size,
+                                           const void *identity, ws_fold_fn fold,
                                            ws_combine_fn combine, void *ctx, void *result);
 
 /* ---- groups and submission -------------------------------------------------------------- */
@@ -148,18 +148,24 @@ WS_API void ws_block_end(void);
 
 /* ---- measurement ------------------------------------------------------------------------ */
 
+/* The counters, as one list: X(name, how totals combine: SUM or MAX, description). */
+#define WS_STATS_FIELDS(X)                                                      \
+    X(spawns, SUM, "tasks pushed on a worker's own deque")                      \
+    X(steals, SUM, "tasks taken from another worker's deque")                   \
+    X(steal_attempts, SUM, "steal attempts, including failed ones")             \
+    X(parks, SUM, "times a worker went to sleep")                               \
+    X(pops, SUM, "spawned tasks popped back and run by their owner")            \
+    X(inline_runs, SUM, "children run inline because the deque could not grow") \
+    X(injector_takes, SUM, "external jobs taken from the injectors")            \
+    X(wakeups, SUM, "wake-ups sent to parked workers")                          \
+    X(deque_growths, SUM, "times a deque array doubled")                        \
+    X(max_deque_depth, MAX, "the deepest any deque has been")                   \
+    X(leapfrogs, SUM, "steals by a join waiting for its stolen child, from the thief")
+
 typedef struct ws_stats {
-    uint64_t spawns;         /* tasks pushed on a worker's own deque */
-    uint64_t steals;         /* tasks taken from another worker's deque */
-    uint64_t steal_attempts; /* including failed ones */
-    uint64_t parks;          /* times a worker went to sleep */
-    uint64_t pops;           /* spawned tasks popped back by their owner (run inline) */
-    uint64_t inline_runs;    /* children run inline because the deque could not grow */
-    uint64_t injector_takes; /* external jobs taken from the injector */
-    uint64_t wakeups;        /* wake-ups sent to parked workers */
-    uint64_t deque_growths;  /* times a deque array doubled */
-    uint64_t max_deque_depth; /* the deepest any deque has been */
-    uint64_t leapfrogs;      /* steals by a join waiting for its stolen child */
+#define WS_STATS_FIELD_(name, kind, doc) uint64_t name;
+    WS_STATS_FIELDS(WS_STATS_FIELD_)
+#undef WS_STATS_FIELD_
 } ws_stats;
 
 /* Totals over all workers since creation. Any thread; the figures of a running pool are a
@@ -167,13 +173,13 @@ typedef struct ws_stats {
 WS_API void ws_pool_stats(ws_pool *pool, ws_stats *out);
 
 typedef struct ws_profile {
-    double work_s;         /* T1: total time spent in tasks */
-    double span_s;         /* T-infinity: the longest chain of dependent work */
-    double parallelism;    /* work / span */
+    double work_s;          /* T1: total time spent in tasks */
+    double span_s;          /* T-infinity: the longest chain of dependent work */
+    double parallelism;     /* work / span */
     double burdened_span_s; /* span with each steal's measured cost on the paths it delays */
-    double elapsed_s;      /* wall-clock time of the run */
-    uint64_t strands;      /* pieces of serial work measured */
-    uint64_t steals;       /* steals during the run */
+    double elapsed_s;       /* wall-clock time of the run */
+    uint64_t strands;       /* pieces of serial work measured */
+    uint64_t steals;        /* steals during the run */
 } ws_profile;
 
 /* ws_pool_run with work/span measurement. 0, EINVAL (NULL out), or as ws_pool_run. */

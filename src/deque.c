@@ -55,9 +55,9 @@
 #include <stdlib.h>
 
 struct ws_deque_array {
-    size_t mask;                 /* capacity - 1; capacity is a power of two */
+    size_t mask;                  /* capacity - 1; capacity is a power of two */
     ws_deque_array *retired_next; /* owner only: the chain of retired arrays */
-    _Atomic(void *) slot[];      /* written by the owner, read by thieves: relaxed (see push) */
+    _Atomic(void *) slot[];       /* written by the owner, read by thieves: relaxed (see push) */
 };
 
 _Static_assert(sizeof(int64_t) == 8, "64-bit indices never wrap");
@@ -137,7 +137,7 @@ static WS_NOINLINE ws_deque_array *grow(ws_deque *q, ws_deque_array *old, int64_
     return a;
 }
 
-int ws_deque_push(ws_deque *q, void *item)
+int64_t ws__deque_push_size(ws_deque *q, void *item)
 {
     /* relaxed: only the owner writes bottom and array, and we are the owner. */
     int64_t b = ws_load_relaxed(&q->bottom);
@@ -148,7 +148,7 @@ int ws_deque_push(ws_deque *q, void *item)
     if (WS_UNLIKELY(b - t > (int64_t)a->mask)) {
         a = grow(q, a, t, b);
         if (a == NULL)
-            return ENOMEM;
+            return -1;
     }
     /* relaxed: the release store of bottom below publishes it. The slot is atomic because a
      * thief that will lose its CAS may read it concurrently. */
@@ -157,7 +157,12 @@ int ws_deque_push(ws_deque *q, void *item)
      * record it points to) is visible to a thief that reads this bottom; pairs with the
      * seq_cst (acquiring) load of bottom in ws_deque_steal. */
     ws_store_release(&q->bottom, b + 1);
-    return 0;
+    return b > t ? b - t : 0; /* t may be stale (too low): then the estimate errs high */
+}
+
+int ws_deque_push(ws_deque *q, void *item)
+{
+    return ws__deque_push_size(q, item) < 0 ? ENOMEM : 0;
 }
 
 void *ws_deque_pop(ws_deque *q)

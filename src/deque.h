@@ -26,8 +26,8 @@ typedef struct ws_deque {
     alignas(WS_CACHE_LINE) _Atomic int64_t bottom;
     /* The current circular array. Written by the owner when it grows; read by everyone. */
     alignas(WS_CACHE_LINE) _Atomic(ws_deque_array *) array;
-    ws_deque_array *retired;     /* owner only: arrays replaced by growth, freed at destroy */
-    _Atomic uint64_t growths;    /* written by the owner, read by statistics readers */
+    ws_deque_array *retired;  /* owner only: arrays replaced by growth, freed at destroy */
+    _Atomic uint64_t growths; /* written by the owner, read by statistics readers */
 } ws_deque;
 
 /* Owner only (no thief may exist yet). Capacity rounded up to a power of two (0 counts as 1).
@@ -46,6 +46,9 @@ size_t ws_deque_size(const ws_deque *q);
 
 /* Internal, for tests and statistics. Owner or quiescent only. */
 size_t ws__deque_capacity(const ws_deque *q);
+/* Owner only. As ws_deque_push, but returns the deque's size before the push, or -1 (ENOMEM,
+ * deque unchanged): the scheduler wakes idle workers only on a push onto an empty deque. */
+int64_t ws__deque_push_size(ws_deque *q, void *item);
 /* Debug invariant check (owner only, no concurrent steal): aborts with a message if broken. */
 void ws__deque_check(const ws_deque *q);
 
@@ -61,9 +64,10 @@ typedef struct ws_locked_deque {
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);
 void ws_locked_deque_destroy(ws_locked_deque *q);
-int ws_locked_deque_push(ws_locked_deque *q, void *item); /* owner only; may block */
-void *ws_locked_deque_pop(ws_locked_deque *q);            /* owner only; may block */
-void *ws_locked_deque_steal(ws_locked_deque *q);          /* any thread; may block */
-size_t ws_locked_deque_size(const ws_locked_deque *q);    /* any thread; approximate */
+int ws_locked_deque_push(ws_locked_deque *q, void *item);           /* owner only; may block */
+void *ws_locked_deque_pop(ws_locked_deque *q);                      /* owner only; may block */
+void *ws_locked_deque_steal(ws_locked_deque *q);                    /* any thread; may block */
+size_t ws_locked_deque_size(const ws_locked_deque *q);              /* any thread; approximate */
+int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item); /* as ws__deque_push_size */
 
 #endif /* WS_DEQUE_H */

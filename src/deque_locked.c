@@ -54,16 +54,21 @@ static int grow_locked(ws_locked_deque *q)
     return 0;
 }
 
+int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item)
+{
+    int64_t size = -1;
+    pthread_mutex_lock(&q->lock);
+    if (q->bottom - q->top <= (int64_t)q->mask || grow_locked(q) == 0) {
+        size = q->bottom - q->top;
+        q->slot[(size_t)q->bottom++ & q->mask] = item;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return size;
+}
+
 int ws_locked_deque_push(ws_locked_deque *q, void *item)
 {
-    int err = 0;
-    pthread_mutex_lock(&q->lock);
-    if (q->bottom - q->top > (int64_t)q->mask)
-        err = grow_locked(q);
-    if (err == 0)
-        q->slot[(size_t)q->bottom++ & q->mask] = item;
-    pthread_mutex_unlock(&q->lock);
-    return err;
+    return ws__locked_deque_push_size(q, item) < 0 ? ENOMEM : 0;
 }
 
 void *ws_locked_deque_pop(ws_locked_deque *q)

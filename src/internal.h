@@ -1,20 +1,257 @@
 /* internal.h: private to the library; declarations shared between src/ files, grouped by the
  * file that defines them. Never installed.
+ *
+ * The main types:
+ *   ws__task     a unit of work: the record behind ws_task, join children, external jobs.
+ *   ws__worker   one worker thread: its deque, its private state and its counters.
+ *   ws__injector the FIFO queue external submissions go through (injector.c).
+ *   ws__idle     who is searching or parked, and the event counter sleepers wait on (idle.c).
+ *   ws_pool      the workers, the injectors, the idle state and the lifecycle (pool.c).
  */
 #ifndef WS_INTERNAL_H
 #define WS_INTERNAL_H
 
+#include "atomics.h"
+#include "deque.h"
+#include "platform.h"
 #include "worksteal.h"
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- worker.c ---------------------------------------------------------------------------- */
+typedef struct ws__injector ws__injector;
+struct ws__worker;
 
-/* For loops with automatic grain (loop.c): true when splitting the current range is useful now,
- * that is, the calling worker's deque is empty (what it pushed was stolen) or some workers of its
- * pool are looking for work. False outside a worker. Cheap: a few relaxed loads. */
+/* ---- the deque a worker uses ------------------------------------------------------------- */
+/* The product uses the Chase-Lev deque. A bench-only build of the library (WS_LOCKED_DEQUE) runs
+ * the same scheduler on the mutex deque, so that the two can be compared on whole programs. */
+#ifdef WS_LOCKED_DEQUE
+typedef ws_locked_deque ws__wdeque;
+#define ws__wdeque_init       ws_locked_deque_init
+#define ws__wdeque_destroy    ws_locked_deque_destroy
+#define ws__wdeque_push_size  ws__locked_deque_push_size
+#define ws__wdeque_pop        ws_locked_deque_pop
+#define ws__wdeque_steal      ws_locked_deque_steal
+#define ws__wdeque_size       ws_locked_deque_size
+#define ws__wdeque_growths(q) ((q)->growths)
+#else
+typedef ws_deque ws__wdeque;
+#define ws__wdeque_init       ws_deque_init
+#define ws__wdeque_destroy    ws_deque_destroy
+#define ws__wdeque_push_size  ws__deque_push_size
+#define ws__wdeque_pop        ws_deque_pop
+#define ws__wdeque_steal      ws_deque_steal
+#define ws__wdeque_size       ws_deque_size
+#define ws__wdeque_growths(q) ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#endif
+
+/* ---- tasks (join.c) ---------------------------------------------------------------------- */
+
+/* Task states. A task is PENDING while it sits in a deque or an injector, TAKEN once a thief or
+ * a worker taking it from an injector owns it, DONE when its function has returned. WAITER is
+ * or-ed in by a thread that parks until DONE, so that the completer knows to wake it. SYNCED
+ * marks a ws_task that ws_sync has finished with (to catch a second sync). */
+enum {
+    WS_TASK_PENDING = 0,
+    WS_TASK_TAKEN = 1,
+    WS_TASK_DONE = 2,
+    WS_TASK_WAITER = 4,
+    WS_TASK_SYNCED = 0x5d5d0000u,
+};
+
+/* What finishing a task means, by kind. */
+enum {
+    WS_KIND_WAITED = 0,   /* someone waits on state (a join, a sync, ws_pool_run's caller) */
+    WS_KIND_DETACHED = 1, /* heap record of ws_submit: free it, count the pool's pending down */
+    WS_KIND_GROUP = 2,    /* heap record of ws_group_submit: free it, count the group down */
+};
+
+typedef struct ws__task {
+    ws_fn fn;
+    void *arg;
+    _Atomic uint32_t state;        /* see above; written by the runner, read by the waiter */
+    _Atomic int32_t thief;         /* who took it (worker id), -1 before; leapfrog hint */
+    struct ws__task *prev_spawn;   /* spawning thread only: the ws_spawn stack */
+    struct ws__task *_Atomic next; /* injector link: producers and the consumer (injector.c) */
+    uint32_t kind;                 /* WS_KIND_*, set before the task is published */
+    uint32_t flags;                /* submission flags (WS_HIGH_PRIORITY) */
+    void *owner;                   /* the group (WS_KIND_GROUP) or pool (DETACHED) */
+    uint64_t span_ns;              /* profile.c: span of the task's subtree */
+} ws__task;
+
+_Static_assert(sizeof(ws__task) <= sizeof(ws_task), "ws_task must hold a task record");
+_Static_assert(alignof(ws__task) <= alignof(ws_task), "ws_task must align a task record");
+
+/* Any thread. Runs t->fn on worker w (w may be NULL for tests) as a task taken from elsewhere
+ * (a steal or an injector), then completes it according to its kind. */
+void ws__task_run_taken(struct ws__worker *w, ws__task *t);
+/* Any thread; may block (spin, yield, then park). Returns when t is DONE. On a worker it helps
+ * by leapfrogging: it steals only from the worker that took t. */
+void ws__task_wait(struct ws__worker *w, ws__task *t);
+
+/* ---- statistics (stats.c) ---------------------------------------------------------------- */
+
+/* Per-worker counters, one writer each (the worker), read by ws_pool_stats. */
+typedef struct ws__counters {
+#define WS_COUNTER_FIELD_(name, kind, doc) _Atomic uint64_t name;
+    WS_STATS_FIELDS(WS_COUNTER_FIELD_)
+#undef WS_COUNTER_FIELD_
+} ws__counters;
+
+/* The calling worker adds to its own counter: relaxed, single writer (see atomics.h). */
+#define ws__count(w, field, v) ws_counter_add(&(w)->counters.field, (v))
+
+/* Prints the per-worker report of pool on stderr (WS_STATS=1 at destroy). */
+void ws__stats_report(ws_pool *pool);
+
+/* ---- workers (worker.c) ------------------------------------------------------------------ */
+
+typedef struct ws__worker {
+    ws__wdeque deque; /* thief-visible; padded inside (deque.h) */
+
+    /* Owner-private: read and written only by this worker's thread, except id and pool which
+     * are set before the thread starts. */
+    alignas(WS_CACHE_LINE) ws_pool *pool;
+    unsigned id;
+    uint64_t rng;        /* xorshift state for victim selection */
+    uint32_t picks;      /* scheduling picks, for the every-Nth injector check */
+    uint32_t help_depth; /* nesting of unrelated work run inside waits (bounded) */
+    int64_t max_depth;   /* deepest this deque has been (published to counters on change) */
+    ws__thread thread;
+    bool started; /* the thread was created (pool.c, under creation only) */
+    bool spare;   /* a spare worker for blocked tasks (group.c) */
+    /* Spares only: 1 while the spare works, 0 while retired. Written under pool->spare_lock,
+     * read by the spare's thread, which futex-waits on it. */
+    _Atomic uint32_t spare_state;
+
+    /* Counters: written by this worker only, read by statistics readers. */
+    alignas(WS_CACHE_LINE) ws__counters counters;
+} ws__worker;
+
+/* The worker running on this thread, or NULL. */
+extern _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
+
+/* The worker thread's body (pool.c starts it). */
+void *ws__worker_main(void *worker);
+/* Worker w: one attempt at finding a task anywhere but its own deque (high-priority queue,
+ * injector, then one round of steals from random victims). NULL if none was found. Sets
+ * *more_work when the place it took from still seems to hold work. */
+ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work);
+/* Worker w takes one task from injector q, counting it. */
+ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
+/* Worker w steals once from victim v, counting the attempt. */
+ws__task *ws__steal_from(ws__worker *w, ws__worker *v);
+
 bool ws__split_wanted(void);
+
+/* ---- idle workers: spin, yield, park (idle.c) -------------------------------------------- */
+
+typedef struct ws__idle {
+    /* Workers looking for work (spinning or yielding). Written by workers entering and leaving
+     * the search; read by producers deciding whether to wake a sleeper. */
+    alignas(WS_CACHE_LINE) _Atomic uint32_t searching;
+    /* Workers parked or about to park. Same writers and readers. */
+    _Atomic uint32_t sleepers;
+    /* 1 while a wake-up is on its way: set by the waker, cleared by the worker leaving its
+     * park (or by the waker if nobody was waiting). */
+    _Atomic uint32_t wake_pending;
+    /* Event counter sleepers wait on: bumped by every wake-up. */
+    alignas(WS_CACHE_LINE) _Atomic uint32_t epoch;
+    _Atomic uint64_t outside_wakeups; /* wake-ups sent by threads that are not workers */
+} ws__idle;
+
+/* Any thread, after publishing work (a push onto an empty deque, an injector push): wakes one
+ * parked worker if no worker is searching. Lock-free (a futex wake at most). */
+void ws__idle_notify(ws_pool *pool);
+/* Owner of a deque that just pushed onto a non-empty deque: a glance at the sleeper count,
+ * then ws__idle_notify if anyone sleeps. No fence when nobody sleeps. */
+void ws__idle_notify_if_sleepers(ws_pool *pool);
+/* Any thread: wakes every parked worker (shutdown, spare management). */
+void ws__idle_wake_all(ws_pool *pool);
+/* Worker w, with nothing to do: spins, yields, then parks until work appears. Returns a task,
+ * or NULL when the pool is stopping and no work is left. */
+ws__task *ws__idle_find_work(ws__worker *w);
+/* The waiting ladder for one condition: spins, yields, then parks on *word while it equals the
+ * value `park_value` read back after `prepare` returned true. Used by task waits. */
+typedef struct ws__backoff {
+    uint32_t round;
+} ws__backoff;
+/* Returns true when the caller should park now (the spin and yield budget is spent). */
+bool ws__backoff_step(ws__backoff *b);
+
+/* ---- the injector (injector.c) ----------------------------------------------------------- */
+
+struct ws__injector {
+    /* Producers exchange the tail (wait-free push). */
+    alignas(WS_CACHE_LINE) ws__task *_Atomic tail;
+    /* Consumer side, guarded by the try-lock `consumer`: one worker drains at a time. head is
+     * atomic only so that the emptiness hint can read it without the lock. */
+    alignas(WS_CACHE_LINE) _Atomic uint32_t consumer;
+    ws__task *_Atomic head;
+    ws__task stub;
+};
+
+void ws__injector_init(ws__injector *q);
+/* Any thread; wait-free. Appends t (FIFO). */
+void ws__injector_push(ws__injector *q, ws__task *t);
+/* Any thread; lock-free (a try-lock: a busy consumer side returns NULL at once). The oldest
+ * task, or NULL if empty, busy, or a producer is half-way through a push. */
+ws__task *ws__injector_take(ws__injector *q);
+/* Any thread. False only if the queue looks empty (a cheap hint: two loads). */
+bool ws__injector_maybe_nonempty(ws__injector *q);
+
+/* ---- pools (pool.c) ---------------------------------------------------------------------- */
+
+struct ws_pool {
+    unsigned nworkers; /* P, fixed at creation */
+    unsigned nspares;  /* spare workers allocated (group.c starts them on demand) */
+    size_t stack_size;
+    ws__worker **workers; /* P workers then the spares */
+
+    ws__injector urgent;   /* WS_HIGH_PRIORITY external jobs */
+    ws__injector injector; /* normal external jobs */
+    ws__idle idle;
+
+    /* Lifecycle, written by ws_pool_destroy and submitters, read by everyone. */
+    alignas(WS_CACHE_LINE) _Atomic uint32_t stopping; /* destroy began: refuse outsiders */
+    _Atomic uint32_t exit;                            /* workers leave once idle */
+    _Atomic uint64_t pending;        /* external jobs submitted and not yet finished */
+    _Atomic uint32_t drained;        /* futex word destroy waits on while pending > 0 */
+    _Atomic uint32_t blocked;        /* tasks between ws_block_begin and ws_block_end */
+    _Atomic uint32_t spares_running; /* spares working; written under spare_lock */
+    _Atomic uint32_t spares_started; /* spare slots with a thread; written under spare_lock */
+    pthread_mutex_t spare_lock;      /* guards starting, waking and retiring spares (group.c) */
+
+    struct ws__profile_state *profile; /* non-NULL while ws_pool_profile runs (profile.c) */
+    struct ws__trace *trace;           /* non-NULL when WS_TRACE is set (trace.c) */
+};
+
+/* The spare workers (for blocking tasks) are workers P..P+nspares-1 of workers[]. */
+#define ws_for_each_worker(pool, w)                                                             \
+    for (ws__worker **w##_it_ = (pool)->workers, *w = *w##_it_;                                 \
+         w##_it_ < (pool)->workers + (pool)->nworkers + (pool)->nspares && ((w = *w##_it_), 1); \
+         w##_it_++)
+
+/* Any thread. Counts an external job in (0) or refuses it (ESHUTDOWN) once destroy began,
+ * except from the pool's own workers, whose submissions destroy waits for. */
+int ws__pool_admit(ws_pool *pool);
+/* Any thread: an external job counted by ws__pool_admit has finished. */
+void ws__pool_release(ws_pool *pool);
+/* Any thread: queues an external task (admitted already) and wakes a worker. */
+void ws__pool_inject(ws_pool *pool, ws__task *t);
+
+/* ---- groups, jobs and blocking (group.c) ------------------------------------------------- */
+
+/* A group job finished: frees its record and counts the group (and the pool) down. */
+void ws__group_job_done(ws__task *t);
+/* Spare w, between tasks: true if it must retire now (more spares awake than blocked tasks). */
+bool ws__spare_should_retire(ws__worker *w);
+
+/* ---- errors (error.c) -------------------------------------------------------------------- */
+
+/* Reports an API contract violation on stderr, naming the function, and aborts. */
+_Noreturn void ws__contract_violation(const char *function, const char *what);
 
 #endif /* WS_INTERNAL_H */

@@ -135,10 +135,11 @@ void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
-void ws__futex_wake(_Atomic uint32_t *addr, int n)
+int ws__futex_wake(_Atomic uint32_t *addr, int n)
 {
-    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n < 0 ? INT32_MAX : n, NULL, NULL,
-            0);
+    long woken = syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n < 0 ? INT32_MAX : n,
+                         NULL, NULL, 0);
+    return woken < 0 ? -1 : (int)woken;
 }
 
 #else /* condition-variable fallback */
@@ -175,13 +176,14 @@ void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
     pthread_mutex_unlock(&b->lock);
 }
 
-void ws__futex_wake(_Atomic uint32_t *addr, int n)
+int ws__futex_wake(_Atomic uint32_t *addr, int n)
 {
     (void)n; /* buckets are shared by addresses, so wake everyone; waiters re-check */
     struct bucket *b = bucket_of(addr);
     pthread_mutex_lock(&b->lock);
     pthread_cond_broadcast(&b->cond);
     pthread_mutex_unlock(&b->lock);
+    return -1;
 }
 
 #endif

@@ -56,8 +56,9 @@ static inline void ws__cpu_relax(void)
 /* Any thread; may block. Sleeps while *addr == expected, until a wake on addr (spurious
  * returns are allowed, so callers re-check in a loop). */
 void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected);
-/* Any thread; never blocks for long. Wakes up to n waiters on addr (n < 0: all). */
-void ws__futex_wake(_Atomic uint32_t *addr, int n);
+/* Any thread; never blocks for long. Wakes up to n waiters on addr (n < 0: all). Returns how
+ * many were woken, or -1 if unknown (the condition-variable fallback). */
+int ws__futex_wake(_Atomic uint32_t *addr, int n);
 
 /* ---- time ---- */
 uint64_t ws__now_ns(void); /* monotonic */

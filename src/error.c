@@ -1,0 +1,39 @@
+/* error.c: error descriptions and contract-violation reports.
+ *
+ * Run-time failures are returned as positive errno codes; ws_strerror describes the ones this
+ * library returns. A contract violation (a misuse that would corrupt state if execution went
+ * on) is reported in one line naming the public function, and the process aborts.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The codes the library returns, as one list: X(code, description). */
+#define WS_ERRORS(X)                                                       \
+    X(0, "success")                                                        \
+    X(EINVAL, "invalid argument")                                          \
+    X(ENOMEM, "out of memory")                                             \
+    X(EAGAIN, "resource temporarily unavailable (cannot create a thread)") \
+    X(ESHUTDOWN, "the pool is being destroyed")
+
+const char *ws_strerror(int err)
+{
+    switch (err) {
+#define WS_ERROR_CASE_(code, text) \
+    case code:                     \
+        return text;
+        WS_ERRORS(WS_ERROR_CASE_)
+#undef WS_ERROR_CASE_
+    default:
+        return "unknown error";
+    }
+}
+
+_Noreturn void ws__contract_violation(const char *function, const char *what)
+{
+    fprintf(stderr, "worksteal: %s: %s\n", function, what);
+    fflush(stderr);
+    abort();
+}

@@ -1,0 +1,276 @@
+/* group.c: groups of jobs, detached submissions, and blocking tasks.
+ *
+ * Jobs (ws_group_submit, ws_submit) need a heap record each: the submitter does not keep one.
+ * From a worker of the same pool a normal job is forked onto the worker's own deque, like a
+ * spawn (cheap, LIFO, stealable); from anywhere else, or with WS_HIGH_PRIORITY, it goes through
+ * an injector (FIFO), and counts as external work that ws_pool_destroy waits for.
+ *
+ * A group counts its unfinished jobs in one 32-bit word, which is also the futex a waiter
+ * sleeps on: the last job's completion changes the word and wakes the waiter, and touches the
+ * group no more (the waiter may return and free it at once).
+ *
+ * Blocking tasks. Between ws_block_begin and ws_block_end a task sleeps in the kernel; its
+ * worker is lost to the pool meanwhile. ws_block_begin wakes (or starts) a spare worker for
+ * each blocked task, up to max_spares; a spare runs the ordinary worker loop and, between two
+ * tasks, retires (parks on its own word) once there are more spares awake than blocked tasks.
+ * Spare threads are created on first need and reused.
+ */
+#include "internal.h"
+
+#include <errno.h>
+
+typedef struct ws__group {
+    ws_pool *pool;
+    /* Unfinished jobs: incremented by submitters, decremented by completions; waiters futex on
+     * it. */
+    _Atomic uint32_t pending;
+} ws__group;
+
+_Static_assert(sizeof(ws__group) <= sizeof(ws_group), "ws_group must hold a group");
+
+enum { JOB_ADMITTED = 1u << 16 }; /* counted in the pool's pending external work */
+
+/* Nesting limit for helping with unrelated work inside ws_group_wait: each level may add a
+ * frame, so the stack stays bounded. */
+enum { HELP_DEPTH_LIMIT = 8 };
+
+/* ---------------------------------------------------------------------------------------- */
+/* Submission                                                                                */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Queues job t on pool: onto the calling worker's deque when possible, else an injector. */
+static int submit_job(ws_pool *pool, ws__task *t)
+{
+    ws__worker *w = ws__tls_worker;
+    bool local = w != NULL && w->pool == pool && !(t->flags & WS_HIGH_PRIORITY);
+    if (local && t->kind == WS_KIND_GROUP) {
+        int64_t before = ws__wdeque_push_size(&w->deque, t);
+        if (before >= 0) {
+            ws__count(w, spawns, 1);
+            ws__idle_notify(pool);
+            return 0;
+        }
+    }
+    int err = ws__pool_admit(pool);
+    if (err != 0)
+        return err;
+    t->flags |= JOB_ADMITTED;
+    ws__pool_inject(pool, t);
+    return 0;
+}
+
+static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, uint32_t kind, void *owner)
+{
+    ws__task *t = ws__malloc(sizeof(ws__task));
+    if (t == NULL)
+        return NULL;
+    t->fn = fn;
+    t->arg = arg;
+    /* relaxed: published by the push or the injector link (release). */
+    ws_store_relaxed(&t->state, WS_TASK_PENDING);
+    ws_store_relaxed(&t->thief, -1);
+    t->kind = kind;
+    t->flags = flags;
+    t->owner = owner;
+    return t;
+}
+
+int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
+{
+    if (pool == NULL || fn == NULL)
+        ws__contract_violation("ws_submit", "NULL pool or function");
+    if (flags & ~WS_HIGH_PRIORITY)
+        return EINVAL;
+    ws__task *t = job_new(fn, arg, flags, WS_KIND_DETACHED, pool);
+    if (t == NULL)
+        return ENOMEM;
+    int err = submit_job(pool, t);
+    if (err != 0)
+        ws__free(t);
+    return err;
+}
+
+void ws_group_init(ws_group *group, ws_pool *pool)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_init", "NULL group");
+    ws__group *g = (ws__group *)group;
+    g->pool = pool != NULL ? pool : ws_default_pool();
+    ws_store_relaxed(&g->pending, 0); /* relaxed: not shared yet */
+}
+
+int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
+{
+    if (group == NULL || fn == NULL)
+        ws__contract_violation("ws_group_submit", "NULL group or function");
+    if (flags & ~WS_HIGH_PRIORITY)
+        return EINVAL;
+    ws__group *g = (ws__group *)group;
+    ws__task *t = job_new(fn, arg, flags, WS_KIND_GROUP, g);
+    if (t == NULL)
+        return ENOMEM;
+    /* relaxed: the job's publication (a release push or link) orders this increment before
+     * the job's completion can decrement it. */
+    ws_fetch_add_relaxed(&g->pending, 1);
+    int err = submit_job(g->pool, t);
+    if (err != 0) {
+        ws_fetch_sub_relaxed(&g->pending, 1); /* relaxed: never published */
+        ws__free(t);
+    }
+    return err;
+}
+
+void ws__group_job_done(ws__task *t)
+{
+    ws__group *g = t->owner;
+    ws_pool *pool = g->pool;
+    bool admitted = (t->flags & JOB_ADMITTED) != 0;
+    ws__free(t);
+    /* acq_rel: the release half publishes the job's effects to ws_group_wait's acquire load;
+     * after the last decrement the group may be gone: only its address is used below. */
+    if (ws_fetch_sub_acq_rel(&g->pending, 1) == 1)
+        ws__futex_wake(&g->pending, -1);
+    if (admitted)
+        ws__pool_release(pool);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Waiting                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Worker w, waiting for a group: one task to help with, or NULL. Its own deque first (most
+ * likely the group's jobs), then, within the nesting limit, anything else. */
+static ws__task *help_task(ws__worker *w)
+{
+    ws__task *t = ws__wdeque_pop(&w->deque);
+    if (t != NULL) {
+        ws__count(w, pops, 1);
+        return t;
+    }
+    if (w->help_depth >= HELP_DEPTH_LIMIT)
+        return NULL;
+    bool more = false;
+    return ws__find_elsewhere(w, &more);
+}
+
+void ws_group_wait(ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_wait", "NULL group");
+    ws__group *g = (ws__group *)group;
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool != g->pool)
+        w = NULL; /* a worker of another pool cannot help this one */
+    ws__backoff b = {0};
+    for (;;) {
+        /* acquire: pairs with the release decrement in ws__group_job_done. */
+        uint32_t n = ws_load_acquire(&g->pending);
+        if (n == 0)
+            return;
+        ws__task *t = w != NULL ? help_task(w) : NULL;
+        if (t != NULL) {
+            w->help_depth++;
+            ws__task_run_taken(w, t);
+            w->help_depth--;
+            b.round = 0;
+        } else if (ws__backoff_step(&b)) {
+            if (w != NULL)
+                ws__count(w, parks, 1);
+            ws__futex_wait(&g->pending, n);
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Blocking tasks and spare workers                                                          */
+/* ---------------------------------------------------------------------------------------- */
+
+static void *spare_main(void *arg)
+{
+    ws__worker *w = arg;
+    ws_pool *pool = w->pool;
+    for (;;) {
+        /* acquire: pairs with the release store in wake_spare; then the pool's state is ours. */
+        while (ws_load_acquire(&w->spare_state) == 0)
+            ws__futex_wait(&w->spare_state, 0);
+        if (ws_load_acquire(&pool->exit)) /* acquire: pairs with ws_pool_destroy */
+            break;
+        ws__worker_main(w);
+        if (ws_load_acquire(&pool->exit)) /* acquire: as above */
+            break;
+    }
+    return NULL;
+}
+
+bool ws__spare_should_retire(ws__worker *w)
+{
+    ws_pool *pool = w->pool;
+    /* relaxed: a heuristic check between tasks; the lock below decides. */
+    if (ws_load_relaxed(&pool->spares_running) <= ws_load_relaxed(&pool->blocked) ||
+        ws__wdeque_size(&w->deque) != 0)
+        return false;
+    bool retire = false;
+    pthread_mutex_lock(&pool->spare_lock);
+    if (ws_load_relaxed(&pool->spares_running) > ws_load_relaxed(&pool->blocked)) {
+        /* relaxed: under spare_lock, which orders the writers. */
+        ws_store_relaxed(&pool->spares_running, ws_load_relaxed(&pool->spares_running) - 1);
+        ws_store_release(&w->spare_state, 0); /* release: pairs with spare_main's acquire */
+        retire = true;
+    }
+    pthread_mutex_unlock(&pool->spare_lock);
+    return retire;
+}
+
+/* With spare_lock held: wakes a retired spare or starts a new one. False if none can run. */
+static bool wake_spare(ws_pool *pool)
+{
+    for (unsigned i = 0; i < pool->nspares; i++) {
+        ws__worker *s = pool->workers[pool->nworkers + i];
+        if (ws_load_relaxed(&s->spare_state) != 0) /* relaxed: under spare_lock */
+            continue;
+        ws_store_release(&s->spare_state, 1); /* release: pairs with spare_main's acquire */
+        if (s->started) {
+            ws__futex_wake(&s->spare_state, 1);
+        } else if (ws__thread_start(&s->thread, pool->stack_size, spare_main, s) == 0) {
+            s->started = true;
+            /* release: steal rounds (acquire) may now include this slot and its deque. */
+            if (i + 1 > ws_load_relaxed(&pool->spares_started))
+                ws_store_release(&pool->spares_started, i + 1);
+        } else {
+            ws_store_relaxed(&s->spare_state, 0); /* relaxed: under spare_lock */
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+void ws_block_begin(void)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w == NULL)
+        return;
+    ws_pool *pool = w->pool;
+    /* acq_rel: counted before we look at the spares below. */
+    uint32_t blocked = ws_fetch_add_acq_rel(&pool->blocked, 1) + 1;
+    /* relaxed: a quick check; the lock below decides. */
+    if (ws_load_relaxed(&pool->spares_running) >= blocked || pool->nspares == 0)
+        return;
+    pthread_mutex_lock(&pool->spare_lock);
+    while (ws_load_relaxed(&pool->spares_running) < ws_load_relaxed(&pool->blocked) &&
+           wake_spare(pool)) {
+        /* relaxed: under spare_lock. */
+        ws_store_relaxed(&pool->spares_running, ws_load_relaxed(&pool->spares_running) + 1);
+    }
+    pthread_mutex_unlock(&pool->spare_lock);
+}
+
+void ws_block_end(void)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w == NULL)
+        return;
+    /* release: spares read it (relaxed) to decide to retire; a late retirement only costs a
+     * spare's spin. */
+    ws_fetch_sub_acq_rel(&w->pool->blocked, 1);
+}

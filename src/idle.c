@@ -1,0 +1,226 @@
+/* idle.c: what a worker does when it has nothing to do, and how it is woken.
+ *
+ * The ladder. A worker out of work searches (steals from random victims, looks at the injectors)
+ * while spinning with a CPU pause, then while yielding its time slice, then parks on a futex.
+ * Spinning catches work that appears within microseconds without a system call; yielding lets
+ * an oversubscribed machine (more workers than cores) run the busy threads; parking makes an
+ * idle pool cost no CPU at all. The constants:
+ *   SPIN_ROUNDS 64 search rounds, each followed by SPIN_PAUSES pauses: about 20-100 us in all on
+ *                  current x86 (a pause is 10-140 cycles depending on the core), comparable to
+ *                  the cost of a park and wake-up pair (two system calls and a context switch),
+ *                  so a worker never spends much more spinning than a wake-up would have cost.
+ *   YIELD_ROUNDS 16 rounds with sched_yield: a few more chances on a loaded machine before the
+ *                  futex, at a few microseconds each.
+ * Only about half the busy workers may spin at once (Go's scheduler makes the same choice):
+ * more spinners would steal CPU from the workers producing the work.
+ *
+ * Waking. Who sleeps and who searches is counted in ws__idle. A producer that publishes work
+ * wakes one sleeper if nobody is searching (a searcher will find the work). A searcher that
+ * finds work and was the last searcher wakes one more sleeper if there seems to be more work, so
+ * parallelism ramps up one worker at a time instead of waking everyone (no thundering herd).
+ * At most one wake-up is in flight at a time (wake_pending).
+ *
+ * Why no wake-up is lost: the store-buffering pattern, with a full barrier on both sides.
+ *
+ *      worker going to sleep                     producer of work
+ *      ---------------------                     ----------------
+ *      e = epoch                  (acquire)      publish the task      (push / exchange)
+ *      sleepers += 1              (seq_cst RMW)  full fence            (seq_cst)
+ *      look for work again        (seq_cst loads) if sleepers > 0 and nobody searches:
+ *      if none: futex_wait(epoch, e)                 epoch += 1; futex_wake(epoch)
+ *
+ * Either the sleeper's second look sees the task, or the producer's check sees the sleeper
+ * (C11 forbids both missing: the seq_cst fence and the seq_cst accesses are totally ordered).
+ * If the producer bumps the epoch between the sleeper's read of e and its futex_wait, the kernel
+ * sees epoch != e and futex_wait returns at once. This is the pattern of linux
+ * include/linux/wait.h around waitqueue_active, and of the SB litmus test with full fences.
+ *
+ * A push onto a non-empty deque does not pay the fence: it only glances at the sleeper count
+ * (ws__idle_notify_if_sleepers in join.c's push). The one race that glance can lose resolves
+ * itself at the next push, or when the owner runs the task itself; the strict protocol covers
+ * every push onto an empty deque and every external submission, which is what guarantees
+ * progress (a lost wake-up there could leave a submitted job waiting forever).
+ */
+#include "internal.h"
+
+enum {
+    SPIN_ROUNDS = 64,
+    SPIN_PAUSES = 32,
+    YIELD_ROUNDS = 16,
+};
+
+bool ws__backoff_step(ws__backoff *b)
+{
+    uint32_t r = b->round++;
+    if (r < SPIN_ROUNDS) {
+        for (int i = 0; i < SPIN_PAUSES; i++)
+            ws__cpu_relax();
+        return false;
+    }
+    if (r < SPIN_ROUNDS + YIELD_ROUNDS) {
+        ws__thread_yield();
+        return false;
+    }
+    return true;
+}
+
+/* Counts a wake-up sent, on the calling worker's counters or the pool's for outside threads. */
+static void count_wakeup(ws_pool *pool)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == pool)
+        ws__count(w, wakeups, 1);
+    else
+        ws_fetch_add_relaxed(&pool->idle.outside_wakeups, 1); /* relaxed: a statistic */
+}
+
+static WS_NOINLINE void wake_one(ws_pool *pool)
+{
+    ws__idle *idle = &pool->idle;
+    /* acq_rel: one wake-up in flight at a time; cleared by the worker that leaves its park. */
+    if (ws_exchange_acq_rel(&idle->wake_pending, 1) != 0)
+        return;
+    /* release: the work published before this wake-up is visible to the woken worker, which
+     * reads the epoch with acquire before looking for work. */
+    ws_fetch_add_release(&idle->epoch, 1);
+    count_wakeup(pool);
+    if (ws__futex_wake(&idle->epoch, 1) <= 0) {
+        /* Nobody was inside futex_wait (a sleeper between its count and its wait sees the new
+         * epoch and returns by itself). release: as the clear in leave_park. */
+        ws_store_release(&idle->wake_pending, 0);
+    }
+}
+
+void ws__idle_notify(ws_pool *pool)
+{
+    ws__idle *idle = &pool->idle;
+    /* seq_cst fence: orders the caller's publication of work before the loads below; pairs with
+     * the seq_cst increment of sleepers in park (the store-buffering diagram above). */
+    ws_fence_seq_cst();
+    /* relaxed: ordered by the fence above. */
+    if (ws_load_relaxed(&idle->sleepers) == 0 || ws_load_relaxed(&idle->searching) != 0)
+        return;
+    wake_one(pool);
+}
+
+void ws__idle_notify_if_sleepers(ws_pool *pool)
+{
+    /* relaxed: a glance without a fence (see the header comment); the strict path is
+     * ws__idle_notify. */
+    if (ws_load_relaxed(&pool->idle.sleepers) != 0)
+        ws__idle_notify(pool);
+}
+
+void ws__idle_wake_all(ws_pool *pool)
+{
+    /* release: as in wake_one; the caller's writes (the exit flag) are visible to the woken. */
+    ws_fetch_add_release(&pool->idle.epoch, 1);
+    ws__futex_wake(&pool->idle.epoch, -1);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The searching state                                                                       */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A worker may spin only while fewer than half the busy workers spin (at least one may). */
+static bool may_spin(ws_pool *pool)
+{
+    ws__idle *idle = &pool->idle;
+    /* relaxed: a heuristic; a wrong guess only changes how long someone spins. */
+    uint32_t searching = ws_load_relaxed(&idle->searching);
+    uint32_t sleepers = ws_load_relaxed(&idle->sleepers);
+    uint32_t awake = pool->nworkers + ws_load_relaxed(&pool->spares_running);
+    uint32_t busy = awake > searching + sleepers ? awake - searching - sleepers : 0;
+    return searching == 0 || 2 * searching < busy;
+}
+
+/* A searcher found a task. If it was the last searcher and more work seems to be there, wake
+ * one more worker so that parallelism ramps up. */
+static void leave_search_busy(ws_pool *pool, bool more_work)
+{
+    /* seq_cst: part of the store-buffering protocol (a producer that saw searching > 0 relied
+     * on us to find its work: we did). */
+    uint32_t was = ws_fetch_sub_seq_cst(&pool->idle.searching, 1);
+    if (was == 1 && more_work)
+        ws__idle_notify(pool);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Parking                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static bool pool_exiting(ws_pool *pool)
+{
+    /* acquire: pairs with the release store of exit in ws_pool_destroy. */
+    return ws_load_acquire(&pool->exit) != 0;
+}
+
+/* Leaves the parked state, becoming a searcher again. */
+static void leave_park(ws__idle *idle)
+{
+    /* seq_cst: as the increment in park; the order (searching up, then sleepers down) keeps a
+     * producer from seeing "no searcher, no sleeper" while we are awake but not yet looking. */
+    ws_fetch_add_seq_cst(&idle->searching, 1);
+    ws_fetch_sub_seq_cst(&idle->sleepers, 1);
+    /* release: a new wake-up may be sent; we are the searcher the last one asked for. */
+    ws_store_release(&idle->wake_pending, 0);
+}
+
+/* Searcher w parks until woken. Returns a task found by the last look before sleeping (w is
+ * then no longer a searcher), or NULL after waking up (w is a searcher again). */
+static ws__task *park(ws__worker *w)
+{
+    ws_pool *pool = w->pool;
+    ws__idle *idle = &pool->idle;
+    /* acquire: pairs with the release increment in wake_one; if the epoch moved, the work it
+     * announced is visible to the look below. */
+    uint32_t e = ws_load_acquire(&idle->epoch);
+    /* seq_cst: announce the sleeper before looking again (the store-buffering diagram). */
+    ws_fetch_add_seq_cst(&idle->sleepers, 1);
+    ws_fetch_sub_seq_cst(&idle->searching, 1);
+    bool more = false;
+    ws__task *t = ws__find_elsewhere(w, &more);
+    if (t != NULL) {
+        /* seq_cst: as above. We are busy now, neither sleeping nor searching. */
+        ws_fetch_sub_seq_cst(&idle->sleepers, 1);
+        if (more)
+            ws__idle_notify(pool);
+        return t;
+    }
+    if (!pool_exiting(pool)) {
+        ws__count(w, parks, 1);
+        /* acquire: as above; loop over spurious returns of futex_wait. */
+        while (ws_load_acquire(&idle->epoch) == e)
+            ws__futex_wait(&idle->epoch, e);
+    }
+    leave_park(idle);
+    return NULL;
+}
+
+ws__task *ws__idle_find_work(ws__worker *w)
+{
+    ws_pool *pool = w->pool;
+    ws__backoff b = {0};
+    if (!may_spin(pool))
+        b.round = SPIN_ROUNDS; /* straight to yielding */
+    /* seq_cst: entering the search is part of the store-buffering protocol. */
+    ws_fetch_add_seq_cst(&pool->idle.searching, 1);
+    for (;;) {
+        bool more = false;
+        ws__task *t = ws__find_elsewhere(w, &more);
+        if (t != NULL) {
+            leave_search_busy(pool, more);
+            return t;
+        }
+        if (pool_exiting(pool))
+            break;
+        if (!ws__backoff_step(&b))
+            continue;
+        t = park(w);
+        if (t != NULL)
+            return t;
+        b.round = 0;
+    }
+    ws_fetch_sub_seq_cst(&pool->idle.searching, 1); /* seq_cst: as above */
+    return NULL;
+}

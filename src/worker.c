@@ -1,0 +1,143 @@
+/* worker.c: the worker loop and stealing.
+ *
+ * A worker's next task comes from, in order:
+ *   1. the high-priority injector (urgent external work runs before anything else is picked);
+ *   2. every FAIR_PERIOD-th pick, the normal injector (so external work is never starved by a
+ *      worker that keeps finding local work; Go's scheduler checks its global queue every 61st
+ *      pick for the same reason);
+ *   3. its own deque, newest first (LIFO: depth-first, cache-warm, space-bounded);
+ *   4. the normal injector (FIFO: external submissions start in submission order);
+ *   5. the oldest task of a victim's deque (random victims; a victim whose deque looks empty is
+ *      skipped without a CAS, which is how we prefer workers likely to have work);
+ *   6. the idle ladder of idle.c: spin, yield, park.
+ * Inside a task, fork-join (join.c) pushes and pops the worker's own deque without coming here.
+ */
+#include "internal.h"
+
+_Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
+
+/* Go's choice of 61: prime, so it does not resonate with loops of regular period, and rare
+ * enough to cost nothing measurable. */
+enum { FAIR_PERIOD = 61 };
+
+static inline uint32_t next_random(ws__worker *w)
+{
+    /* xorshift64: enough to spread victims; each worker has its own state. */
+    uint64_t x = w->rng;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    w->rng = x;
+    return (uint32_t)(x >> 32);
+}
+
+ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
+{
+    ws__count(w, steal_attempts, 1);
+    ws__task *t = ws__wdeque_steal(&v->deque);
+    if (t != NULL) {
+        ws__count(w, steals, 1);
+    }
+    return t;
+}
+
+/* One pass over the other workers (and awake spares) from a random start. */
+static ws__task *steal_round(ws__worker *w, bool *more_work)
+{
+    ws_pool *pool = w->pool;
+    /* acquire: pairs with the release store in wake_spare; the new spare's deque is set up. */
+    unsigned n = pool->nworkers + ws_load_acquire(&pool->spares_started);
+    if (n <= 1)
+        return NULL;
+    unsigned i = next_random(w) % n;
+    for (unsigned k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+        ws__worker *v = pool->workers[i];
+        if (v == w || ws__wdeque_size(&v->deque) == 0)
+            continue;
+        ws__task *t = ws__steal_from(w, v);
+        if (t != NULL) {
+            *more_work = ws__wdeque_size(&v->deque) > 0;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+ws__task *ws__take_injected(ws__worker *w, ws__injector *q)
+{
+    ws__task *t = ws__injector_take(q);
+    if (t != NULL)
+        ws__count(w, injector_takes, 1);
+    return t;
+}
+
+ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work)
+{
+    ws_pool *pool = w->pool;
+    ws__task *t = ws__take_injected(w, &pool->urgent);
+    if (t == NULL)
+        t = ws__take_injected(w, &pool->injector);
+    if (t != NULL) {
+        *more_work = ws__injector_maybe_nonempty(&pool->injector);
+        return t;
+    }
+    return steal_round(w, more_work);
+}
+
+/* The worker loop's choice of its next task; NULL when the pool exits. */
+static ws__task *next_task(ws__worker *w)
+{
+    ws_pool *pool = w->pool;
+    ws__task *t = ws__take_injected(w, &pool->urgent);
+    if (t == NULL && ++w->picks % FAIR_PERIOD == 0)
+        t = ws__take_injected(w, &pool->injector);
+    if (t != NULL)
+        return t;
+    t = ws__wdeque_pop(&w->deque);
+    if (t != NULL) {
+        ws__count(w, pops, 1);
+        return t;
+    }
+    bool more = false;
+    t = ws__find_elsewhere(w, &more);
+    if (t != NULL) {
+        if (more)
+            ws__idle_notify(pool);
+        return t;
+    }
+    return ws__idle_find_work(w);
+}
+
+void *ws__worker_main(void *arg)
+{
+    ws__worker *w = arg;
+    ws__tls_worker = w;
+    for (;;) {
+        if (w->spare && ws__spare_should_retire(w))
+            break;
+        ws__task *t = next_task(w);
+        if (t == NULL)
+            break;
+        ws__task_run_taken(w, t);
+    }
+    ws__tls_worker = NULL;
+    return NULL;
+}
+
+int ws_worker_id(void)
+{
+    ws__worker *w = ws__tls_worker;
+    return w != NULL ? (int)w->id : -1;
+}
+
+bool ws__split_wanted(void)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w == NULL)
+        return false;
+    if (ws__wdeque_size(&w->deque) == 0)
+        return true;
+    /* relaxed: a heuristic; a stale value only delays or adds one split. */
+    return ws_load_relaxed(&w->pool->idle.searching) != 0 ||
+           ws_load_relaxed(&w->pool->idle.sleepers) != 0;
+}
