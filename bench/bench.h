@@ -1,0 +1,89 @@
+/* bench.h: what the ws-bench driver (ws_bench.c) and its workloads (wl_*.c) share.
+ *
+ * A workload is a table of functions (wb_workload): prepare its input once, reset it before each
+ * timed run, run it on one scheduler, check the answer. A run is told which scheduler to use by a
+ * wb_runner: serial (plain functions, no runtime), the central-queue pool (central_pool.h),
+ * worksteal (the library, linked as either deque variant) or OpenMP tasks.
+ *
+ * Fine-grained workloads (fib, nqueens, the tree) write one version per scheduler, so that each
+ * fork is that scheduler's own call and nothing else. Coarse-grained ones (the sorts, matrix
+ * multiply) fork through wb_fork2, whose switch on the scheduler is noise next to their cutoffs.
+ */
+#ifndef WS_BENCH_H
+#define WS_BENCH_H
+
+#include "central_pool.h"
+#include "worksteal.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum wb_sched {
+    WB_SERIAL,  /* the plain functions */
+    WB_CENTRAL, /* central_pool.h */
+    WB_WS,      /* worksteal, whichever deque this binary was linked with */
+    WB_OMP,     /* OpenMP tasks */
+} wb_sched;
+
+typedef struct wb_runner {
+    wb_sched sched;
+    unsigned workers;
+    ws_pool *ws; /* WB_WS: a pool with `workers` workers */
+    cq_pool *cq; /* WB_CENTRAL: a pool with `workers` workers */
+} wb_runner;
+
+typedef struct wb_workload {
+    const char *name;  /* the --workloads key */
+    const char *title; /* one line: what it measures */
+    long default_size; /* serial run of a fraction of a second on a 2-core machine */
+    long quick_size;   /* --quick: a few milliseconds */
+    /* Builds the input (untimed). NULL after a message on stderr if the size is unusable or
+     * memory runs out. */
+    void *(*prepare)(long size);
+    /* One line describing the instance: size, task count. */
+    void (*describe)(void *state, char *buf, size_t len);
+    /* Restores the input before each timed run (untimed); NULL if nothing to do. */
+    void (*reset)(void *state);
+    /* The timed part. Returns 0, or an errno code if the scheduler refused the work. */
+    int (*run)(void *state, const wb_runner *r);
+    /* Verifies the last run; writes the answer (or what went wrong) into buf. */
+    bool (*check)(void *state, char *buf, size_t len);
+    void (*destroy)(void *state);
+} wb_workload;
+
+/* The workloads, in the order the demo shows them. */
+extern const wb_workload wb_fib, wb_nqueens, wb_uts, wb_sort_seqmerge, wb_sort_parmerge,
+    wb_quicksort, wb_matmul, wb_batch;
+
+/* The root functions of one workload, one per scheduler, each called with the state. */
+typedef struct wb_roots {
+    ws_fn serial, central, ws, omp;
+} wb_roots;
+
+/* Runs the scheduler's root on r: a plain call, cq_pool_run, ws_pool_run, or inside an OpenMP
+ * parallel region of r->workers threads, on one thread (omp single). 0 or ws_pool_run's error. */
+int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state);
+
+/* Runs a(x) and b(y) as a fork-join on r's scheduler (b is the forked one); returns when both
+ * are done. Called from inside a root run by wb_run_root. */
+void wb_fork2(const wb_runner *r, ws_fn a, void *x, ws_fn b, void *y);
+
+/* A 64-bit mixing function (the splitmix64 finalizer): cheap and well spread. */
+static inline uint64_t wb_mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* Monotonic time in seconds. */
+double wb_now(void);
+
+/* malloc that prints what failed; NULL on failure. */
+void *wb_alloc(const char *what, size_t bytes);
+
+#endif /* WS_BENCH_H */
