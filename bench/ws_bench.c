@@ -1,0 +1,1131 @@
+/* ws_bench.c: the ws-bench driver.
+ *
+ * Runs every selected workload on every selected scheduler and worker count, and prints one table
+ * per workload, a CSV file, optionally a gnuplot plot, and a summary of the speed targets.
+ *
+ * Each scheduler is measured in a child process of its own: the driver re-executes this program
+ * (or ws-bench-locked, the same sources linked with the mutex-deque build of the library, for the
+ * ws-locked column) with the hidden option --child, and reads one tab-separated result line per
+ * measurement from a pipe. Two builds of the library cannot share one binary (they define the
+ * same symbols), and separate processes also keep each runtime's idle threads (libgomp's spin,
+ * for instance) from stealing CPU time from the next measurement. A child that crashes or hangs
+ * marks its cells failed instead of taking the whole run down.
+ *
+ * Child output, one line each (fields separated by tabs):
+ *   I  workload  description
+ *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
+ *      status  answer
+ * where the counters are per run (averaged over the reps) and status is ok, FAIL or error.
+ */
+#include "bench.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------------------------- */
+/* Workloads and schedulers                                                                  */
+/* ---------------------------------------------------------------------------------------- */
+
+static const wb_workload *const workloads[] = {
+    &wb_fib,           &wb_nqueens,   &wb_uts,    &wb_sort_seqmerge,
+    &wb_sort_parmerge, &wb_quicksort, &wb_matmul, &wb_batch,
+};
+#define N_WL ((int)(sizeof(workloads) / sizeof(workloads[0])))
+
+enum { S_SERIAL, S_CENTRAL, S_WS_LOCKED, S_WS, S_OMP, S_COUNT };
+static const char *const sched_names[S_COUNT] = {"serial", "central", "ws-locked", "ws", "omp"};
+static const char *const sched_about[S_COUNT] = {
+    "the plain functions, no runtime",
+    "one mutex-protected FIFO shared by all workers, condition variable for sleeping",
+    "worksteal built with the mutex-protected deque (ws-bench-locked)",
+    "worksteal with the Chase-Lev deque (the library as shipped)",
+    "OpenMP tasks (#pragma omp task / taskwait) in gcc's libgomp",
+};
+
+/* This binary's worksteal: which column its "ws" measures. */
+#ifdef WB_LOCKED_DEQUE
+#define SELF_WS   S_WS_LOCKED
+#define OTHER_WS  S_WS
+#define OTHER_EXE "ws-bench"
+#else
+#define SELF_WS   S_WS
+#define OTHER_WS  S_WS_LOCKED
+#define OTHER_EXE "ws-bench-locked"
+#endif
+
+#define MAX_WORKER_COUNTS 32
+#define DEFAULT_REPS      5
+#define DEFAULT_BUDGET    2.5 /* seconds per cell before the default reps are cut short */
+#define DEFAULT_TIMEOUT   300 /* seconds a child may run */
+
+typedef struct options {
+    bool wl[N_WL];
+    bool sched[S_COUNT];
+    unsigned workers[MAX_WORKER_COUNTS];
+    int nworkers;
+    int reps;
+    bool reps_given;
+    double budget; /* 0: exactly `reps` runs */
+    bool quick;
+    long size[N_WL]; /* 0: the default (or quick) size */
+    const char *csv;
+    bool plot, profile;
+    double timeout;
+    int child; /* -1: the driver; else the scheduler this child measures */
+} options;
+
+/* ---------------------------------------------------------------------------------------- */
+/* Small helpers                                                                             */
+/* ---------------------------------------------------------------------------------------- */
+
+static unsigned online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+static int find_workload(const char *name, size_t len)
+{
+    for (int i = 0; i < N_WL; i++)
+        if (strlen(workloads[i]->name) == len && strncmp(workloads[i]->name, name, len) == 0)
+            return i;
+    return -1;
+}
+
+static int find_sched(const char *name, size_t len)
+{
+    for (int i = 0; i < S_COUNT; i++)
+        if (strlen(sched_names[i]) == len && strncmp(sched_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* 12.3 ms, 1.23 s, 456 us */
+static const char *fmt_time(double s, char *buf, size_t len)
+{
+    if (s < 1e-3)
+        snprintf(buf, len, "%.0f us", s * 1e6);
+    else if (s < 1.0)
+        snprintf(buf, len, "%.1f ms", s * 1e3);
+    else
+        snprintf(buf, len, "%.2f s", s);
+    return buf;
+}
+
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++) { /* insertion sort: n is a handful */
+        double x = v[i];
+        int j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static long workload_size(const options *o, int w)
+{
+    if (o->size[w])
+        return o->size[w];
+    return o->quick ? workloads[w]->quick_size : workloads[w]->default_size;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Child: measure one scheduler                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct counters {
+    double spawns, steals, attempts, parks;
+} counters;
+
+/* Runs one workload at one worker count; prints its R line. False if a check failed or the
+ * scheduler could not be set up. */
+static bool measure(const options *o, int w, void *state, int sched, unsigned workers)
+{
+    const wb_workload *wl = workloads[w];
+    wb_runner r = {.workers = workers};
+    char answer[256] = "";
+    const char *status = "ok";
+    double times[64];
+    int reps = 0;
+    counters per_run = {0, 0, 0, 0};
+    ws_stats ws0 = {0}, ws1 = {0};
+    cq_stats cq0 = {0}, cq1 = {0};
+    int err = 0;
+
+    switch (sched) {
+    case S_SERIAL:
+        r.sched = WB_SERIAL;
+        break;
+    case S_CENTRAL:
+        r.sched = WB_CENTRAL;
+        err = cq_pool_create(&r.cq, workers);
+        break;
+    case S_WS:
+    case S_WS_LOCKED: {
+        r.sched = WB_WS;
+        ws_config cfg = {.workers = workers};
+        err = ws_pool_create(&r.ws, &cfg);
+        break;
+    }
+    case S_OMP:
+        r.sched = WB_OMP;
+        break;
+    }
+    if (err) {
+        snprintf(answer, sizeof(answer), "could not start %u workers: %s", workers, strerror(err));
+        status = "error";
+        goto report;
+    }
+    if (r.ws)
+        ws_pool_stats(r.ws, &ws0);
+    if (r.cq)
+        cq_pool_stats(r.cq, &cq0);
+
+    int max_reps = o->reps < 64 ? o->reps : 64;
+    while (reps < max_reps) {
+        if (wl->reset)
+            wl->reset(state);
+        double t0 = wb_now();
+        err = wl->run(state, &r);
+        double t = wb_now() - t0;
+        if (err) {
+            snprintf(answer, sizeof(answer), "the run was refused: %s", ws_strerror(err));
+            status = "error";
+            break;
+        }
+        times[reps++] = t;
+        if (!wl->check(state, answer, sizeof(answer))) {
+            status = "FAIL";
+            break;
+        }
+        /* Slow measurements get fewer runs: as many as fit in the budget at the first run's
+         * pace, and an odd number, so that the median is one of the runs. */
+        if (reps == 1 && o->budget > 0) {
+            double fit = o->budget / (t > 1e-9 ? t : 1e-9);
+            int k = fit < (double)max_reps ? (int)fit : max_reps;
+            if (k < 1)
+                k = 1;
+            if (k % 2 == 0)
+                k--;
+            max_reps = k;
+        }
+    }
+
+    if (r.ws) {
+        ws_pool_stats(r.ws, &ws1);
+        ws_pool_destroy(r.ws);
+    }
+    if (r.cq) {
+        cq_pool_stats(r.cq, &cq1);
+        cq_pool_destroy(r.cq);
+    }
+    if (reps > 0) {
+        if (sched == S_WS || sched == S_WS_LOCKED) {
+            per_run.spawns = (double)(ws1.spawns - ws0.spawns) / reps;
+            per_run.steals = (double)(ws1.steals - ws0.steals) / reps;
+            per_run.attempts = (double)(ws1.steal_attempts - ws0.steal_attempts) / reps;
+            per_run.parks = (double)(ws1.parks - ws0.parks) / reps;
+        } else if (sched == S_CENTRAL) {
+            per_run.spawns = (double)(cq1.spawns - cq0.spawns) / reps;
+            per_run.parks = (double)(cq1.parks - cq0.parks) / reps;
+        }
+    }
+
+report:;
+    double lo = 0, hi = 0, med = 0;
+    if (reps > 0) {
+        lo = hi = times[0];
+        for (int i = 1; i < reps; i++) {
+            lo = times[i] < lo ? times[i] : lo;
+            hi = times[i] > hi ? times[i] : hi;
+        }
+        med = median(times, reps);
+    }
+    for (char *c = answer; *c; c++) /* keep the line format intact */
+        if (*c == '\t' || *c == '\n')
+            *c = ' ';
+    printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%s\t%s\n", wl->name,
+           sched_names[sched], sched == S_SERIAL ? 0u : workers, reps, med, lo, hi, per_run.spawns,
+           per_run.steals, per_run.attempts, per_run.parks, status, answer);
+    fflush(stdout);
+    return strcmp(status, "ok") == 0;
+}
+
+static int child_main(const options *o)
+{
+    bool all_ok = true;
+    for (int w = 0; w < N_WL; w++) {
+        if (!o->wl[w])
+            continue;
+        void *state = workloads[w]->prepare(workload_size(o, w));
+        if (!state) {
+            printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the input\n",
+                   workloads[w]->name, sched_names[o->child]);
+            fflush(stdout);
+            all_ok = false;
+            continue;
+        }
+        char desc[256];
+        workloads[w]->describe(state, desc, sizeof(desc));
+        printf("I\t%s\t%s\n", workloads[w]->name, desc);
+        fflush(stdout);
+        if (o->child == S_SERIAL) {
+            all_ok &= measure(o, w, state, S_SERIAL, 1);
+        } else {
+            for (int i = 0; i < o->nworkers; i++)
+                all_ok &= measure(o, w, state, o->child, o->workers[i]);
+        }
+        workloads[w]->destroy(state);
+    }
+    return all_ok ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Driver: results                                                                           */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct cell {
+    int wl, sched;
+    unsigned workers; /* 0 for serial */
+    int reps;
+    double median, min, max;
+    counters c;
+    char status[32]; /* ok, FAIL, error, crashed, timeout, n/a */
+    char answer[256];
+} cell;
+
+static cell *cells;
+static size_t ncells, cells_cap;
+static char descriptions[N_WL][256];
+
+static cell *find_cell(int wl, int sched, unsigned workers)
+{
+    for (size_t i = 0; i < ncells; i++)
+        if (cells[i].wl == wl && cells[i].sched == sched && cells[i].workers == workers)
+            return &cells[i];
+    return NULL;
+}
+
+static cell *add_cell(int wl, int sched, unsigned workers)
+{
+    cell *c = find_cell(wl, sched, workers);
+    if (c)
+        return c;
+    if (ncells == cells_cap) {
+        size_t cap = cells_cap ? 2 * cells_cap : 64;
+        cell *bigger = realloc(cells, cap * sizeof(*cells));
+        if (!bigger) {
+            fprintf(stderr, "ws-bench: out of memory\n");
+            exit(2);
+        }
+        cells = bigger;
+        cells_cap = cap;
+    }
+    c = &cells[ncells++];
+    *c = (cell){.wl = wl, .sched = sched, .workers = workers};
+    return c;
+}
+
+static bool cell_ok(const cell *c)
+{
+    return c && strcmp(c->status, "ok") == 0 && c->reps > 0;
+}
+
+/* Splits a line at tabs in place; returns the field count. */
+static int split_tabs(char *line, char **f, int max)
+{
+    int n = 0;
+    f[n++] = line;
+    for (char *p = line; *p && n < max; p++) {
+        if (*p == '\t') {
+            *p = '\0';
+            f[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+static void parse_child_line(char *line, int expect_sched)
+{
+    char *f[14];
+    int n = split_tabs(line, f, 14);
+    if (n == 3 && strcmp(f[0], "I") == 0) {
+        int w = find_workload(f[1], strlen(f[1]));
+        if (w >= 0 && !descriptions[w][0])
+            snprintf(descriptions[w], sizeof(descriptions[w]), "%s", f[2]);
+        return;
+    }
+    if (n != 14 || strcmp(f[0], "R") != 0)
+        return;
+    int w = find_workload(f[1], strlen(f[1]));
+    int s = find_sched(f[2], strlen(f[2]));
+    if (w < 0 || s < 0)
+        return;
+    if (s == S_WS || s == S_WS_LOCKED)
+        s = expect_sched; /* the child names its deque by what it was linked with */
+    cell *c = add_cell(w, s, (unsigned)strtoul(f[3], NULL, 10));
+    c->reps = atoi(f[4]);
+    c->median = strtod(f[5], NULL);
+    c->min = strtod(f[6], NULL);
+    c->max = strtod(f[7], NULL);
+    c->c.spawns = strtod(f[8], NULL);
+    c->c.steals = strtod(f[9], NULL);
+    c->c.attempts = strtod(f[10], NULL);
+    c->c.parks = strtod(f[11], NULL);
+    snprintf(c->status, sizeof(c->status), "%s", f[12]);
+    snprintf(c->answer, sizeof(c->answer), "%s", f[13]);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Driver: child processes                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static char self_path[PATH_MAX];
+
+static void find_self(const char *argv0)
+{
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+    if (n > 0) {
+        self_path[n] = '\0';
+        return;
+    }
+    snprintf(self_path, sizeof(self_path), "%s", argv0);
+}
+
+/* The binary measuring `sched`: this one, or its sibling built against the other deque. */
+static void exe_for(int sched, char *buf, size_t len)
+{
+    if (sched != OTHER_WS) {
+        snprintf(buf, len, "%s", self_path);
+        return;
+    }
+    const char *slash = strrchr(self_path, '/');
+    int dir = slash ? (int)(slash - self_path) + 1 : 0;
+    snprintf(buf, len, "%.*s%s", dir, self_path, OTHER_EXE);
+}
+
+/* Runs one child for (workload w, scheduler sched); fills its cells. On a crash or timeout,
+ * writes `why` into the cells the child did not report. */
+static void run_child(const options *o, int w, int sched)
+{
+    char exe[PATH_MAX + 32];
+    exe_for(sched, exe, sizeof(exe));
+    unsigned expect_workers[MAX_WORKER_COUNTS];
+    int nexpect = 0;
+    if (sched == S_SERIAL)
+        expect_workers[nexpect++] = 0;
+    else
+        for (int i = 0; i < o->nworkers; i++)
+            expect_workers[nexpect++] = o->workers[i];
+
+    char why[64] = "";
+    if (access(exe, X_OK) != 0) {
+        snprintf(why, sizeof(why), "n/a");
+        for (int i = 0; i < nexpect; i++) {
+            cell *c = add_cell(w, sched, expect_workers[i]);
+            snprintf(c->status, sizeof(c->status), "n/a");
+            snprintf(c->answer, sizeof(c->answer), "%s not found", OTHER_EXE);
+        }
+        return;
+    }
+
+    /* argv: exe --child S --workloads W --workers L --reps N --budget B --size W=N [--quick] */
+    char workers_arg[MAX_WORKER_COUNTS * 12] = "", reps_arg[16], budget_arg[32], size_arg[96];
+    for (int i = 0; i < o->nworkers; i++) {
+        size_t used = strlen(workers_arg);
+        snprintf(workers_arg + used, sizeof(workers_arg) - used, "%s%u", i ? "," : "",
+                 o->workers[i]);
+    }
+    snprintf(reps_arg, sizeof(reps_arg), "%d", o->reps);
+    snprintf(budget_arg, sizeof(budget_arg), "%g", o->budget);
+    snprintf(size_arg, sizeof(size_arg), "%s=%ld", workloads[w]->name, workload_size(o, w));
+    const char *child_sched = (sched == S_WS || sched == S_WS_LOCKED) ? "ws" : sched_names[sched];
+    const char *argv[] = {exe,         "--child",   child_sched, "--workloads", workloads[w]->name,
+                          "--workers", workers_arg, "--reps",    reps_arg,      "--budget",
+                          budget_arg,  "--size",    size_arg,    NULL};
+
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("ws-bench: pipe");
+        exit(2);
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("ws-bench: fork");
+        exit(2);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        close(fds[1]);
+        execv(exe, (char *const *)argv); /* execv does not modify them */
+        fprintf(stderr, "ws-bench: cannot run %s: %s\n", exe, strerror(errno));
+        _exit(127);
+    }
+    close(fds[1]);
+
+    char buf[8192];
+    size_t have = 0;
+    double deadline = wb_now() + o->timeout;
+    bool timed_out = false;
+    for (;;) {
+        double left = deadline - wb_now();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        int pr = poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            continue;
+        ssize_t got = read(fds[0], buf + have, sizeof(buf) - 1 - have);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        have += (size_t)got;
+        buf[have] = '\0';
+        char *line = buf, *nl;
+        while ((nl = strchr(line, '\n'))) {
+            *nl = '\0';
+            parse_child_line(line, sched);
+            line = nl + 1;
+        }
+        have = strlen(line);
+        memmove(buf, line, have + 1);
+        if (have == sizeof(buf) - 1)
+            have = 0; /* an absurdly long line: drop it */
+    }
+    close(fds[0]);
+    if (timed_out) {
+        kill(pid, SIGKILL);
+        snprintf(why, sizeof(why), "timeout");
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!timed_out && WIFSIGNALED(status))
+        snprintf(why, sizeof(why), "crashed (signal %d)", WTERMSIG(status));
+    else if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        snprintf(why, sizeof(why), "could not start");
+    for (int i = 0; i < nexpect; i++) {
+        if (find_cell(w, sched, expect_workers[i]))
+            continue;
+        cell *c = add_cell(w, sched, expect_workers[i]);
+        snprintf(c->status, sizeof(c->status), "%s", why[0] ? why : "no result");
+        snprintf(c->answer, sizeof(c->answer), "the measuring process did not report");
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Driver: output                                                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/* How many times faster `c` is than `base` (their time over ours); NAN if either is missing. */
+static double ratio(const cell *base, const cell *c)
+{
+    if (!cell_ok(base) || !cell_ok(c) || c->median <= 0)
+        return NAN;
+    return base->median / c->median;
+}
+
+static void put_ratio(double r, int width)
+{
+    if (isnan(r))
+        printf("%*s", width, "-");
+    else
+        printf("%*.2f", width, r);
+}
+
+static void print_table(const options *o, int w)
+{
+    unsigned cpus = online_cpus();
+    printf("\n== %s: %s\n", workloads[w]->name,
+           descriptions[w][0] ? descriptions[w] : workloads[w]->title);
+    printf("%8s %-10s %10s %4s %8s %8s %9s %9s %7s %7s %9s  %s\n", "workers", "scheduler", "median",
+           "reps", "x serial", "x 1 wkr", "x central", "x locked", "x omp", "steal%", "parks/run",
+           "check");
+    const cell *serial = find_cell(w, S_SERIAL, 0);
+    char t[32];
+    if (o->sched[S_SERIAL] && serial) {
+        printf("%8s %-10s %10s %4d %8s %8s %9s %9s %7s %7s %9s  %s%s%s\n", "-", "serial",
+               cell_ok(serial) ? fmt_time(serial->median, t, sizeof(t)) : "-", serial->reps,
+               cell_ok(serial) ? "1.00" : "-", "-", "-", "-", "-", "-", "-", serial->status,
+               serial->answer[0] ? ": " : "", serial->answer);
+    }
+    for (int i = 0; i < o->nworkers; i++) {
+        unsigned p = o->workers[i];
+        for (int s = S_CENTRAL; s < S_COUNT; s++) {
+            if (!o->sched[s])
+                continue;
+            const cell *c = find_cell(w, s, p);
+            if (!c || strcmp(c->status, "n/a") == 0)
+                continue; /* the missing ws-bench-locked is reported once, at the end */
+            char wk[16];
+            snprintf(wk, sizeof(wk), "%u%s", p, p > cpus ? "*" : "");
+            printf("%8s %-10s %10s %4d", wk, sched_names[s],
+                   cell_ok(c) ? fmt_time(c->median, t, sizeof(t)) : "-", c->reps);
+            put_ratio(ratio(serial, c), 9);
+            put_ratio(ratio(find_cell(w, s, 1), c), 9);
+            put_ratio(ratio(find_cell(w, S_CENTRAL, p), c), 10);
+            put_ratio(ratio(find_cell(w, S_WS_LOCKED, p), c), 10);
+            put_ratio(ratio(find_cell(w, S_OMP, p), c), 8);
+            if ((s == S_WS || s == S_WS_LOCKED) && cell_ok(c) && c->c.spawns > 0)
+                printf(" %7.3f", 100.0 * c->c.steals / c->c.spawns);
+            else
+                printf(" %7s", "-");
+            if ((s == S_WS || s == S_WS_LOCKED || s == S_CENTRAL) && cell_ok(c))
+                printf(" %9.0f", c->c.parks);
+            else
+                printf(" %9s", "-");
+            /* The answer is shown once, on the serial row; other rows say ok, or what failed. */
+            bool ok = strcmp(c->status, "ok") == 0;
+            printf("  %s%s%s\n", c->status, ok ? "" : ": ", ok ? "" : c->answer);
+        }
+    }
+    fflush(stdout);
+}
+
+static void write_csv(const options *o)
+{
+    FILE *f = fopen(o->csv, "w");
+    if (!f) {
+        fprintf(stderr, "ws-bench: cannot write %s: %s\n", o->csv, strerror(errno));
+        return;
+    }
+    fprintf(f, "workload,size,scheduler,workers,reps,median_s,min_s,max_s,speedup_vs_serial,"
+               "spawns_per_run,steals_per_run,steal_attempts_per_run,parks_per_run,status\n");
+    for (size_t i = 0; i < ncells; i++) {
+        const cell *c = &cells[i];
+        double sp = ratio(find_cell(c->wl, S_SERIAL, 0), c);
+        fprintf(f, "%s,%ld,%s,%u,%d,%.6f,%.6f,%.6f,", workloads[c->wl]->name,
+                workload_size(o, c->wl), sched_names[c->sched], c->workers, c->reps, c->median,
+                c->min, c->max);
+        if (isnan(sp))
+            fprintf(f, ",");
+        else
+            fprintf(f, "%.4f,", sp);
+        fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s\n", c->c.spawns, c->c.steals, c->c.attempts, c->c.parks,
+                c->status);
+    }
+    fclose(f);
+    printf("\nResults written to %s\n", o->csv);
+}
+
+static bool on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return false;
+    char buf[PATH_MAX];
+    for (const char *p = path; *p;) {
+        const char *end = strchr(p, ':');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        snprintf(buf, sizeof(buf), "%.*s/%s", (int)len, len ? p : ".", prog);
+        if (access(buf, X_OK) == 0)
+            return true;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return false;
+}
+
+/* The CSV path with its extension replaced. */
+static void sibling_file(const char *csv, const char *ext, char *buf, size_t len)
+{
+    const char *dot = strrchr(csv, '.'), *slash = strrchr(csv, '/');
+    int base = (dot && (!slash || dot > slash)) ? (int)(dot - csv) : (int)strlen(csv);
+    snprintf(buf, len, "%.*s%s", base, csv, ext);
+}
+
+static void write_plot(const options *o)
+{
+    /* gnuplot datablock names: letters, digits and underscores only */
+    static const char *const plot_id[S_COUNT] = {"serial", "central", "wslocked", "ws", "omp"};
+    char gp[PATH_MAX], png[PATH_MAX];
+    sibling_file(o->csv, ".gp", gp, sizeof(gp));
+    sibling_file(o->csv, ".png", png, sizeof(png));
+    FILE *f = fopen(gp, "w");
+    if (!f) {
+        fprintf(stderr, "ws-bench: cannot write %s: %s\n", gp, strerror(errno));
+        return;
+    }
+    int shown = 0;
+    for (int w = 0; w < N_WL; w++)
+        shown += o->wl[w];
+    int cols = shown > 1 ? 2 : 1, rows = (shown + cols - 1) / cols;
+    fprintf(f, "# Speedup over the serial run against workers, per scheduler (from ws-bench).\n");
+    fprintf(f, "set terminal png size %d,%d\nset output '%s'\n", 640 * cols, 400 * rows, png);
+    fprintf(f, "set key top left\nset grid\nset xlabel 'workers'\nset ylabel 'speedup over "
+               "serial'\nset logscale x 2\nset yrange [0:*]\n");
+    fprintf(f, "set multiplot layout %d,%d\n", rows, cols);
+    for (int w = 0; w < N_WL; w++) {
+        if (!o->wl[w])
+            continue;
+        fprintf(f, "set title '%s'\n", workloads[w]->name);
+        char plot[2048] = "plot ";
+        int nplots = 0;
+        for (int s = S_CENTRAL; s < S_COUNT; s++) {
+            if (!o->sched[s])
+                continue;
+            fprintf(f, "$%s_%d << EOD\n", plot_id[s], w);
+            for (int i = 0; i < o->nworkers; i++) {
+                const cell *c = find_cell(w, s, o->workers[i]);
+                double sp = ratio(find_cell(w, S_SERIAL, 0), c);
+                if (!isnan(sp))
+                    fprintf(f, "%u %.4f\n", o->workers[i], sp);
+            }
+            fprintf(f, "EOD\n");
+            size_t used = strlen(plot);
+            snprintf(plot + used, sizeof(plot) - used, "%s$%s_%d with linespoints title '%s'",
+                     nplots++ ? ", " : "", plot_id[s], w, sched_names[s]);
+        }
+        size_t used = strlen(plot);
+        snprintf(plot + used, sizeof(plot) - used, "%sx with lines dashtype 2 title 'linear'",
+                 nplots ? ", " : "");
+        fprintf(f, "%s\n", plot);
+    }
+    fprintf(f, "unset multiplot\n");
+    fclose(f);
+    if (!on_path("gnuplot")) {
+        printf("Plot: gnuplot is not on PATH, so only the script %s was written.\n"
+               "      Install gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox), then run\n"
+               "      gnuplot %s  to get %s.\n",
+               gp, gp, png);
+        return;
+    }
+    char cmd[2 * PATH_MAX + 32];
+    snprintf(cmd, sizeof(cmd), "gnuplot '%s'", gp);
+    if (system(cmd) == 0)
+        printf("Plot: %s (script %s)\n", png, gp);
+    else
+        printf("Plot: gnuplot failed on %s\n", gp);
+}
+
+/* ---- the targets ---- */
+
+static void print_target(const char *text, double value, double goal)
+{
+    if (isnan(value))
+        printf("  %-52s  >= %4.1fx  %8s  n/a (not measured in this run)\n", text, goal, "-");
+    else
+        printf("  %-52s  >= %4.1fx  %7.2fx  %s\n", text, goal, value,
+               value >= goal ? "PASS" : "MISS");
+}
+
+static void print_targets(const options *o)
+{
+    int fib = find_workload("fib", 3), nq = find_workload("nqueens", 7);
+    int uts = find_workload("uts", 3), seqm = find_workload("sort-seqmerge", 13);
+    int parm = find_workload("sort-parmerge", 13);
+    printf("\nTargets (issue 4), at 2 workers on this machine (%u CPUs)%s:\n", online_cpus(),
+           o->quick ? "; --quick sizes are too small to mean anything" : "");
+    print_target("ws faster than central, fib",
+                 ratio(find_cell(fib, S_CENTRAL, 2), find_cell(fib, S_WS, 2)), 3.0);
+    print_target("ws faster than central, nqueens",
+                 ratio(find_cell(nq, S_CENTRAL, 2), find_cell(nq, S_WS, 2)), 3.0);
+    print_target("ws faster than omp (libgomp), fib",
+                 ratio(find_cell(fib, S_OMP, 2), find_cell(fib, S_WS, 2)), 5.0);
+    const int scaled[] = {fib, nq, uts, parm};
+    for (int i = 0; i < 4; i++) {
+        char text[96];
+        snprintf(text, sizeof(text), "ws speedup, 2 workers over 1, %s",
+                 workloads[scaled[i]]->name);
+        print_target(text, ratio(find_cell(scaled[i], S_WS, 1), find_cell(scaled[i], S_WS, 2)),
+                     1.9);
+    }
+    double s_seq = ratio(find_cell(seqm, S_WS, 1), find_cell(seqm, S_WS, 2));
+    double s_par = ratio(find_cell(parm, S_WS, 1), find_cell(parm, S_WS, 2));
+    if (isnan(s_seq) || isnan(s_par)) {
+        printf("  %-52s  %s\n", "sort-seqmerge scales less than sort-parmerge",
+               "n/a (not measured in this run)");
+    } else {
+        printf("  %-52s  %.2fx < %.2fx  %s\n", "sort-seqmerge scales less than sort-parmerge",
+               s_seq, s_par, s_seq < s_par ? "PASS" : "MISS");
+    }
+    printf(
+        "  Why: with a sequential merge the last merge handles all n elements on one core, so\n"
+        "  the span is Theta(n) and the parallelism T1/Tinf only about log n; the parallel merge\n"
+        "  splits every merge too, cutting the span to Theta(log^3 n). On 2 cores the gap is\n"
+        "  small (one top-level merge of n is a few %% of the work); it widens with the cores.\n");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Options                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: ws-bench [options]\n"
+            "\n"
+            "Runs the benchmark workloads on each scheduler at each worker count, prints a table\n"
+            "per workload (median time, speedup, ratios against the baselines, steals, parks,\n"
+            "answer check), writes a CSV file, and summarizes the project's speed targets.\n"
+            "Exits non-zero if any answer is wrong or a measurement could not run.\n"
+            "\n"
+            "options:\n"
+            "  --workloads LIST   comma-separated subset of:");
+    for (int i = 0; i < N_WL; i++)
+        fprintf(f, "%s%s", i ? "," : " ", workloads[i]->name);
+    fprintf(f,
+            "\n"
+            "                     (default: all)\n"
+            "  --schedulers LIST  subset of: serial,central,ws-locked,ws,omp (default: all)\n"
+            "  --workers LIST     worker counts, e.g. 1,2,4,8 (default: 1, 2, 4, ... up to the\n"
+            "                     %u online CPUs); counts above the CPUs are marked '*'\n"
+            "  --reps N           timed runs per measurement, the median is shown (default: %d,\n"
+            "                     fewer, but an odd number, when they would take over %.1f s)\n"
+            "  --size NAME=N      a workload's size (repeatable): fib n, nqueens n, uts root\n"
+            "                     children, sorts elements, matmul n (a power of two)\n"
+            "  --quick            tiny sizes, for a smoke test\n"
+            "  --csv FILE         where the CSV goes (default: bench-results.csv)\n"
+            "  --plot             also write FILE.gp and, with gnuplot, FILE.png: speedup\n"
+            "                     against workers per scheduler\n"
+            "  --profile          work and span per workload (needs ws_pool_profile)\n"
+            "  --timeout S        seconds one scheduler's measurements may take (default: %d)\n"
+            "  --help             this text\n"
+            "\n"
+            "workloads:\n",
+            online_cpus(), DEFAULT_REPS, DEFAULT_BUDGET, DEFAULT_TIMEOUT);
+    for (int i = 0; i < N_WL; i++)
+        fprintf(f, "  %-14s %s (default size %ld)\n", workloads[i]->name, workloads[i]->title,
+                workloads[i]->default_size);
+    fprintf(f, "\nschedulers:\n");
+    for (int i = 0; i < S_COUNT; i++)
+        fprintf(f, "  %-14s %s\n", sched_names[i], sched_about[i]);
+}
+
+static bool parse_list(const char *arg, bool *sel, int n, int (*find)(const char *, size_t),
+                       const char *what)
+{
+    for (int i = 0; i < n; i++)
+        sel[i] = false;
+    const char *p = arg;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        int k = find(p, len);
+        if (k < 0) {
+            fprintf(stderr, "ws-bench: unknown %s '%.*s' (see --help)\n", what, (int)len, p);
+            return false;
+        }
+        sel[k] = true;
+        p += len + (end ? 1 : 0);
+    }
+    return true;
+}
+
+static bool parse_workers(const char *arg, options *o)
+{
+    o->nworkers = 0;
+    char *copy = strdup(arg);
+    if (!copy)
+        return false;
+    bool ok = true;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (!parse_long(tok, 1, WS_MAX_WORKERS, &v) || o->nworkers == MAX_WORKER_COUNTS) {
+            fprintf(stderr, "ws-bench: bad worker count '%s' (1..%u, at most %d counts)\n", tok,
+                    WS_MAX_WORKERS, MAX_WORKER_COUNTS);
+            ok = false;
+            break;
+        }
+        bool dup = false;
+        for (int i = 0; i < o->nworkers; i++)
+            dup |= o->workers[i] == (unsigned)v;
+        if (!dup)
+            o->workers[o->nworkers++] = (unsigned)v;
+    }
+    free(copy);
+    if (ok && o->nworkers == 0) {
+        fprintf(stderr, "ws-bench: --workers needs at least one count\n");
+        ok = false;
+    }
+    /* ascending, so the tables read top-down */
+    for (int i = 1; i < o->nworkers; i++)
+        for (int j = i; j > 0 && o->workers[j - 1] > o->workers[j]; j--) {
+            unsigned t = o->workers[j];
+            o->workers[j] = o->workers[j - 1];
+            o->workers[j - 1] = t;
+        }
+    return ok;
+}
+
+static bool parse_size(const char *arg, options *o)
+{
+    const char *eq = strchr(arg, '=');
+    int w = eq ? find_workload(arg, (size_t)(eq - arg)) : -1;
+    long v;
+    if (w < 0 || !parse_long(eq + 1, 1, LONG_MAX, &v)) {
+        fprintf(stderr, "ws-bench: --size wants NAME=N with a workload name, not '%s'\n", arg);
+        return false;
+    }
+    o->size[w] = v;
+    return true;
+}
+
+enum {
+    OPT_WORKLOADS = 256,
+    OPT_SCHEDULERS,
+    OPT_WORKERS,
+    OPT_REPS,
+    OPT_SIZE,
+    OPT_QUICK,
+    OPT_CSV,
+    OPT_PLOT,
+    OPT_PROFILE,
+    OPT_TIMEOUT,
+    OPT_HELP,
+    OPT_CHILD,
+    OPT_BUDGET,
+};
+
+/* 0: go on; 1: exit 0 (help); 2: usage error. */
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longopts[] = {
+        {"workloads", required_argument, NULL, OPT_WORKLOADS},
+        {"schedulers", required_argument, NULL, OPT_SCHEDULERS},
+        {"workers", required_argument, NULL, OPT_WORKERS},
+        {"reps", required_argument, NULL, OPT_REPS},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"quick", no_argument, NULL, OPT_QUICK},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"plot", no_argument, NULL, OPT_PLOT},
+        {"profile", no_argument, NULL, OPT_PROFILE},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"child", required_argument, NULL, OPT_CHILD},   /* internal */
+        {"budget", required_argument, NULL, OPT_BUDGET}, /* internal */
+        {NULL, 0, NULL, 0},
+    };
+    *o = (options){.reps = DEFAULT_REPS,
+                   .budget = DEFAULT_BUDGET,
+                   .csv = "bench-results.csv",
+                   .timeout = DEFAULT_TIMEOUT,
+                   .child = -1};
+    for (int i = 0; i < N_WL; i++)
+        o->wl[i] = true;
+    for (int i = 0; i < S_COUNT; i++)
+        o->sched[i] = true;
+    bool workers_given = false;
+    long v;
+    int opt;
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case OPT_WORKLOADS:
+            if (!parse_list(optarg, o->wl, N_WL, find_workload, "workload"))
+                return 2;
+            break;
+        case OPT_SCHEDULERS:
+            if (!parse_list(optarg, o->sched, S_COUNT, find_sched, "scheduler"))
+                return 2;
+            break;
+        case OPT_WORKERS:
+            if (!parse_workers(optarg, o))
+                return 2;
+            workers_given = true;
+            break;
+        case OPT_REPS:
+            if (!parse_long(optarg, 1, 64, &v)) {
+                fprintf(stderr, "ws-bench: --reps wants 1..64, not '%s'\n", optarg);
+                return 2;
+            }
+            o->reps = (int)v;
+            o->reps_given = true;
+            break;
+        case OPT_SIZE:
+            if (!parse_size(optarg, o))
+                return 2;
+            break;
+        case OPT_QUICK:
+            o->quick = true;
+            break;
+        case OPT_CSV:
+            o->csv = optarg;
+            break;
+        case OPT_PLOT:
+            o->plot = true;
+            break;
+        case OPT_PROFILE:
+            o->profile = true;
+            break;
+        case OPT_TIMEOUT:
+            if (!parse_long(optarg, 1, 86400, &v)) {
+                fprintf(stderr, "ws-bench: --timeout wants seconds, not '%s'\n", optarg);
+                return 2;
+            }
+            o->timeout = (double)v;
+            break;
+        case OPT_CHILD:
+            o->child = find_sched(optarg, strlen(optarg));
+            if (o->child < 0 || o->child == S_WS_LOCKED) {
+                fprintf(stderr, "ws-bench: bad --child '%s'\n", optarg);
+                return 2;
+            }
+            if (o->child == S_WS)
+                o->child = SELF_WS;
+            break;
+        case OPT_BUDGET:
+            o->budget = strtod(optarg, NULL);
+            break;
+        case OPT_HELP:
+        case 'h':
+            usage(stdout);
+            return 1;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "ws-bench: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return 2;
+    }
+    if (o->reps_given && o->child < 0)
+        o->budget = 0; /* an explicit --reps is honoured exactly */
+    if (!workers_given) {
+        unsigned cpus = online_cpus();
+        o->nworkers = 0;
+        for (unsigned p = 1; p < cpus && o->nworkers < MAX_WORKER_COUNTS - 1; p *= 2)
+            o->workers[o->nworkers++] = p;
+        o->workers[o->nworkers++] = cpus;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* main                                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+static void print_header(const options *o, int argc, char **argv)
+{
+    char model[128] = "unknown CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof(line), f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *colon = strchr(line, ':');
+                if (colon) {
+                    snprintf(model, sizeof(model), "%s", colon + 2);
+                    model[strcspn(model, "\n")] = '\0';
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    double load = -1;
+    f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &load) != 1)
+            load = -1;
+        fclose(f);
+    }
+    printf("ws-bench: worksteal %d.%d.%d, %s, %u online CPUs; gcc %s, OpenMP %d\n",
+           WS_VERSION_MAJOR, WS_VERSION_MINOR, WS_VERSION_PATCH, model, online_cpus(), __VERSION__,
+           _OPENMP);
+    if (load >= 0)
+        printf("load average at start: %.2f%s\n", load,
+               load > 0.5 ? " (other programs are running: timings will be disturbed)" : "");
+    printf("command:");
+    for (int i = 0; i < argc; i++)
+        printf(" %s", argv[i]);
+    printf("\nworkers:");
+    for (int i = 0; i < o->nworkers; i++)
+        printf(" %u", o->workers[i]);
+    printf("   reps: %s%d%s\n", o->reps_given ? "" : "up to ", o->reps,
+           o->reps_given ? "" : " (fewer for slow measurements)");
+    printf("schedulers:\n");
+    for (int s = 0; s < S_COUNT; s++)
+        if (o->sched[s])
+            printf("  %-10s %s\n", sched_names[s], sched_about[s]);
+    printf("columns: median wall time of the runs; x serial = speedup over the serial run;\n"
+           "  x 1 wkr = this scheduler's 1-worker time over this time; x central, x locked,\n"
+           "  x omp = that baseline's time at the same workers over this time (above 1: this\n"
+           "  row is faster); steal%% = steals per spawn; parks/run = times a worker slept;\n"
+           "  '*' = more workers than CPUs (oversubscribed).\n");
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : 2;
+    if (o.child >= 0)
+        return child_main(&o);
+
+    find_self(argv[0]);
+    print_header(&o, argc, argv);
+    bool tty = isatty(STDERR_FILENO);
+    for (int w = 0; w < N_WL; w++) {
+        if (!o.wl[w])
+            continue;
+        for (int s = 0; s < S_COUNT; s++) {
+            if (!o.sched[s])
+                continue;
+            if (tty)
+                fprintf(stderr, "\r  measuring %s on %s ...%20s\r", workloads[w]->name,
+                        sched_names[s], "");
+            run_child(&o, w, s);
+        }
+        if (tty)
+            fprintf(stderr, "\r%70s\r", "");
+        print_table(&o, w);
+    }
+
+    bool failed = false, missing_locked = false;
+    for (size_t i = 0; i < ncells; i++) {
+        if (strcmp(cells[i].status, "n/a") == 0)
+            missing_locked = true;
+        else if (strcmp(cells[i].status, "ok") != 0)
+            failed = true;
+    }
+    if (missing_locked)
+        printf("\nws-locked: %s was not found next to this program; build it (it is built\n"
+               "whenever the library provides the worksteal_locked_static target).\n",
+               OTHER_EXE);
+    if (o.profile)
+        printf("\n--profile: work/span measurement needs ws_pool_profile (issue 7), which this\n"
+               "build does not have yet.\n");
+    print_targets(&o);
+    write_csv(&o);
+    if (o.plot)
+        write_plot(&o);
+    if (failed)
+        printf("\nFAIL: some measurements failed or computed a wrong answer (see the tables).\n");
+    free(cells);
+    return failed ? 1 : 0;
+}
