@@ -107,16 +107,27 @@ WS_API void ws_sync(ws_task *task);
 
 typedef void (*ws_range_fn)(size_t begin, size_t end, void *ctx);
 
-/* Calls body on disjoint subranges covering [begin,end); returns when all are done.
- * grain: the largest subrange body gets; 0 = automatic. begin >= end: nothing is called. */
+/* Calls body(b, e, ctx) on disjoint, non-empty subranges that together cover [begin,end), and
+ * returns when all calls are done. Any thread; blocks (outside a worker the loop runs on the
+ * default pool). grain > 0: the range is halved, each upper half forked, until at most grain
+ * items remain. grain 0: automatic; the range runs in adaptive chunks and is halved only when
+ * another worker wants work. begin >= end: nothing is called. body may fork and run nested
+ * loops. A NULL body is a contract violation (aborts). docs/loops.md has the details. */
 WS_API void ws_parallel_for(size_t begin, size_t end, size_t grain, ws_range_fn body, void *ctx);
 
 typedef void (*ws_fold_fn)(size_t begin, size_t end, void *acc, void *ctx);
 typedef void (*ws_combine_fn)(void *acc, const void *right, void *ctx);
 
-/* Folds [begin,end) into *result: each subrange is folded into an accumulator that starts as a
- * copy of identity, and accumulators are combined left to right. Returns 0, EINVAL (acc_size 0,
- * NULL identity or result), or ENOMEM (result untouched). */
+/* Folds [begin,end) into *result over a fixed tree: the range is halved until at most grain
+ * items remain (grain 0: ceil(n / 1024)); fold(b, e, acc, ctx) runs on each leaf with acc a
+ * fresh copy of identity (acc_size bytes), and combine(acc, right, ctx) merges each right
+ * sibling into its left one (acc = acc + right, in range order). The tree depends only on
+ * end - begin and grain, never on the worker count or timing, so floating-point results are
+ * reproducible bit for bit (given deterministic fold and combine). Any thread;
+ * blocks. Empty range: result = identity (result may alias identity). Returns 0, EINVAL
+ * (acc_size 0, NULL identity or result, begin > end), or ENOMEM (an accumulator over 256 bytes
+ * and no memory for its scratch); on error nothing is called and result is untouched. A NULL
+ * fold or combine is a contract violation (aborts). */
 WS_API WS_NODISCARD int ws_parallel_reduce(size_t begin, size_t end, size_t grain, size_t acc_size,
                                            const void *identity, ws_fold_fn fold,
                                            ws_combine_fn combine, void *ctx, void *result);
