@@ -10,19 +10,23 @@
  * Automatic grain, ws_parallel_for: lazy binary splitting. The owner runs its range in
  * sequential chunks, and before each chunk asks ws__split_wanted() (its deque is empty because a
  * thief took what it pushed, or a worker of the pool is looking for work). Only then is the
- * rest of the range halved and the upper half spawned. So a loop forks about as often as there
- * are thieves to feed, whatever the cost of one iteration. The chunk between two checks adapts
- * to that cost: it starts at one iteration and doubles while a chunk takes less than
- * CHUNK_GROW_NS, and halves when one takes more than CHUNK_SHRINK_NS. Cheap iterations end up
- * in chunks long enough that the check and the clock read are noise; heavy ones are checked
- * after every iteration or few, so a thief never waits for long.
+ * rest of the range halved and the upper half spawned, and only if the piece split off before
+ * has been taken: a range never offers a second piece while the first one waits, so workers
+ * that stay idle without stealing (parked, or descheduled by the OS) cannot make it split down
+ * to single iterations. So a loop forks about as often as there are thieves to feed, whatever
+ * the cost of one iteration. The chunk between two checks adapts to that cost: it starts at one
+ * iteration and doubles while a chunk takes less than a target (CHUNK_GROW_NS, more where the
+ * clock is slow to read), and halves when one takes more than CHUNK_SHRINK_FACTOR times that.
+ * Cheap iterations end up in chunks long enough that the check and the clock read are noise;
+ * heavy ones are checked after every iteration or few, so a thief never waits for long.
  *
  * Automatic grain, ws_parallel_reduce: the combination tree must not depend on timing, or
  * floating-point results would change from run to run. The tree is therefore fixed in advance:
  * halve [begin,end) until at most ceil(n / REDUCE_AUTO_LEAVES) items remain; each leaf is folded
  * from a copy of identity, and each internal node combines its left and right child, in that
- * order. Whether an internal node is forked or evaluated by its owner is decided lazily with
- * ws__split_wanted(), which changes who computes a node but never what is computed.
+ * order. Whether an internal node is forked or evaluated by its owner is decided lazily, by the
+ * same rule as above (ws__split_wanted(), and no earlier piece still waiting), which changes who
+ * computes a node but never what is computed.
  *
  * Accumulators. Up to SMALL_ACC bytes they live in the stack frame of the node that needs them,
  * so a reduction allocates nothing. Larger ones live in a scratch area holding one accumulator
@@ -58,9 +62,13 @@
  * ws__split_wanted() call, a clock read (about 20 ns with a TSC clocksource) and an indirect call:
  * some 30 ns, well under 1% of an 8 us chunk. A thief waits at most about one chunk, far less
  * than waking a parked worker. */
-#define CHUNK_GROW_NS   8000u          /* double the chunk while one takes less than this */
-#define CHUNK_SHRINK_NS 64000u         /* halve it when one takes more than this */
-#define CHUNK_MAX       (SIZE_MAX / 4) /* doubling stays far from overflow */
+#define CHUNK_GROW_NS       8000u          /* double the chunk while one takes less than this */
+#define CHUNK_SHRINK_FACTOR 8u             /* halve it when one takes this many times longer */
+#define CHUNK_MAX           (SIZE_MAX / 4) /* doubling stays far from overflow */
+/* Where reading the clock is slow (a virtual machine without a usable TSC makes it a system
+ * call of a microsecond or more), the target grows to this many clock reads, so that the
+ * overhead per chunk stays well under 1%. */
+#define CHUNK_CLOCK_READS 256u
 
 WS_COLD _Noreturn static void contract_violation(const char *function, const char *what)
 {
@@ -76,8 +84,9 @@ WS_COLD _Noreturn static void contract_violation(const char *function, const cha
 struct loop {
     ws_range_fn body;
     void *ctx;
-    size_t grain; /* 0: automatic */
-    bool fork;    /* false: run everything on the calling thread (no pool could take it) */
+    size_t grain;     /* 0: automatic */
+    bool fork;        /* false: run everything on the calling thread (no pool could take it) */
+    uint64_t grow_ns; /* automatic grain: the chunk target (chunk_target_ns) */
 };
 
 /* A subrange handed to a task: spawned halves point to one of these in their parent's frame. */
@@ -113,12 +122,32 @@ static void for_grain(const struct loop *l, size_t begin, size_t end)
     l->body(begin, end, l->ctx);
 }
 
-/* The next chunk size, from how long the last chunk of `chunk` iterations took. */
-static size_t chunk_adapt(size_t chunk, uint64_t elapsed_ns)
+/* The chunk duration to aim for: CHUNK_GROW_NS, or CHUNK_CLOCK_READS clock reads if that is
+ * longer. The clock is timed once per process. */
+static uint64_t chunk_target_ns(void)
 {
-    if (elapsed_ns < CHUNK_GROW_NS && chunk < CHUNK_MAX)
+    /* Written once by whichever thread first measures; every thread measures about the same
+     * value, so a race only repeats the measurement. */
+    static _Atomic uint64_t target;
+    uint64_t t = ws_load_relaxed(&target); /* relaxed: a plain number, see above */
+    if (WS_LIKELY(t != 0))
+        return t;
+    uint64_t read_ns = UINT64_MAX;
+    for (int i = 0; i < 16; i++) {
+        uint64_t a = ws__now_ns(), b = ws__now_ns();
+        read_ns = b - a < read_ns ? b - a : read_ns;
+    }
+    t = read_ns * CHUNK_CLOCK_READS > CHUNK_GROW_NS ? read_ns * CHUNK_CLOCK_READS : CHUNK_GROW_NS;
+    ws_store_relaxed(&target, t); /* relaxed: see above */
+    return t;
+}
+
+/* The next chunk size, from how long the last chunk of `chunk` iterations took. */
+static size_t chunk_adapt(const struct loop *l, size_t chunk, uint64_t elapsed_ns)
+{
+    if (elapsed_ns < l->grow_ns && chunk < CHUNK_MAX)
         return chunk * 2;
-    if (elapsed_ns > CHUNK_SHRINK_NS && chunk > 1)
+    if (elapsed_ns > l->grow_ns * CHUNK_SHRINK_FACTOR && chunk > 1)
         return chunk / 2;
     return chunk;
 }
@@ -154,7 +183,7 @@ static void for_auto(const struct loop *l, size_t begin, size_t end, size_t chun
         begin += n;
         uint64_t now = ws__now_ns();
         if (n == chunk)
-            chunk = chunk_adapt(chunk, now - start);
+            chunk = chunk_adapt(l, chunk, now - start);
         start = now;
     }
 }
@@ -185,7 +214,7 @@ void ws_parallel_for(size_t begin, size_t end, size_t grain, ws_range_fn body, v
         body(begin, end, ctx);
         return;
     }
-    struct loop l = {body, ctx, grain, true};
+    struct loop l = {body, ctx, grain, true, grain == 0 ? chunk_target_ns() : 0};
     struct for_piece all = {&l, begin, end, 1, false};
     if (ws_worker_id() >= 0) {
         for_piece_run(&all);
@@ -260,8 +289,9 @@ static void reduce_node(const struct reduce *r, size_t begin, size_t end, unsign
     /* relaxed: a heuristic, as in piece_taken. */
     if (r->fork &&
         (r->eager || ((last == NULL || ws_load_relaxed(&last->started)) && ws__split_wanted()))) {
-        /* A forked right child below a leaf's parent needs its own scratch for its levels. If it
-         * cannot be had, the right child is evaluated here instead, in our scratch. */
+        /* A forked right child with levels below it (height - 1 > 0) needs scratch of its own
+         * for them. If that cannot be had, the right child is evaluated here instead, in our
+         * scratch, which has room for it: nothing fails, the tree is the same. */
         unsigned char *child_scratch = NULL;
         if (!small && height > 1)
             child_scratch = ws__malloc((size_t)(height - 1) * r->stride);
