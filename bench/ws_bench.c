@@ -684,8 +684,16 @@ static void write_plot(const options *o)
     int cols = shown > 1 ? 2 : 1, rows = (shown + cols - 1) / cols;
     fprintf(f, "# Speedup over the serial run against workers, per scheduler (from ws-bench).\n");
     fprintf(f, "set terminal png size %d,%d\nset output '%s'\n", 640 * cols, 400 * rows, png);
-    fprintf(f, "set key top left\nset grid\nset xlabel 'workers'\nset ylabel 'speedup over "
-               "serial'\nset logscale x 2\nset yrange [0:*]\n");
+    fprintf(f,
+            "set key outside right top\nset grid\nset offsets 0, 0, graph 0.1, 0\nset xlabel "
+            "'workers'\nset ylabel 'speedup over "
+            "serial'\nset yrange [0:*]\nset xrange [%u:%u]\nset xtics (",
+            o->workers[0],
+            o->workers[o->nworkers - 1] > o->workers[0] ? o->workers[o->nworkers - 1]
+                                                        : o->workers[0] + 1);
+    for (int i = 0; i < o->nworkers; i++)
+        fprintf(f, "%s%u", i ? ", " : "", o->workers[i]);
+    fprintf(f, ")\n");
     fprintf(f, "set multiplot layout %d,%d\n", rows, cols);
     for (int w = 0; w < N_WL; w++) {
         if (!o->wl[w])
@@ -693,24 +701,37 @@ static void write_plot(const options *o)
         fprintf(f, "set title '%s'\n", workloads[w]->name);
         char plot[2048] = "plot ";
         int nplots = 0;
+        double best = 0;
         for (int s = S_CENTRAL; s < S_COUNT; s++) {
             if (!o->sched[s])
                 continue;
-            fprintf(f, "$%s_%d << EOD\n", plot_id[s], w);
+            int points = 0;
             for (int i = 0; i < o->nworkers; i++) {
                 const cell *c = find_cell(w, s, o->workers[i]);
                 double sp = ratio(find_cell(w, S_SERIAL, 0), c);
-                if (!isnan(sp))
-                    fprintf(f, "%u %.4f\n", o->workers[i], sp);
+                if (isnan(sp))
+                    continue;
+                if (points++ == 0)
+                    fprintf(f, "$%s_%d << EOD\n", plot_id[s], w);
+                fprintf(f, "%u %.4f\n", o->workers[i], sp);
+                best = sp > best ? sp : best;
             }
+            if (points == 0)
+                continue; /* gnuplot refuses an empty series */
             fprintf(f, "EOD\n");
             size_t used = strlen(plot);
             snprintf(plot + used, sizeof(plot) - used, "%s$%s_%d with linespoints title '%s'",
                      nplots++ ? ", " : "", plot_id[s], w, sched_names[s]);
         }
-        size_t used = strlen(plot);
-        snprintf(plot + used, sizeof(plot) - used, "%sx with lines dashtype 2 title 'linear'",
-                 nplots ? ", " : "");
+        /* The ideal line, min(workers, CPUs), unless every scheduler is far below it (fib: the
+         * serial function has no spawn cost at all), where it would flatten the curves into the
+         * axis. */
+        if (best >= 0.5 || nplots == 0) {
+            size_t used = strlen(plot);
+            snprintf(plot + used, sizeof(plot) - used,
+                     "%s(x < %u ? x : %u) with lines dashtype 2 title 'ideal (%u CPUs)'",
+                     nplots ? ", " : "", online_cpus(), online_cpus(), online_cpus());
+        }
         fprintf(f, "%s\n", plot);
     }
     fprintf(f, "unset multiplot\n");
