@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -751,6 +752,54 @@ static void write_plot(const options *o)
         printf("Plot: gnuplot failed on %s\n", gp);
 }
 
+/* ---- how much of the machine this run gets ---- */
+
+/* The machine is shared: other programs' threads take CPU time from the measurements, and a
+ * 2-worker run cannot be twice as fast when only one CPU is free. This check spins one thread
+ * for about 50 ms, then one per CPU for the same work each, and returns how many CPUs' worth of
+ * throughput the second round got (the CPU count on an idle machine). */
+static volatile uint64_t spin_sink;
+
+static void *spin(void *arg)
+{
+    uint64_t n = *(const uint64_t *)arg, x = 1;
+    for (uint64_t i = 0; i < n; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull; /* a dependent chain */
+    spin_sink = x;
+    return NULL;
+}
+
+static double available_cpus(void)
+{
+    uint64_t n = 1u << 20;
+    double t1;
+    for (;;) {
+        double t0 = wb_now();
+        spin(&n);
+        t1 = wb_now() - t0;
+        if (t1 > 0.02 || n > (1ull << 40))
+            break;
+        n *= 2;
+    }
+    n = (uint64_t)((double)n * 0.05 / t1);
+    double t0 = wb_now();
+    spin(&n);
+    t1 = wb_now() - t0;
+    unsigned p = online_cpus() < 64 ? online_cpus() : 64;
+    pthread_t threads[64];
+    unsigned started = 0;
+    t0 = wb_now();
+    for (; started < p; started++)
+        if (pthread_create(&threads[started], NULL, spin, &n) != 0)
+            break;
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    double tp = wb_now() - t0;
+    return started > 0 && tp > 0 ? started * t1 / tp : 0;
+}
+
+static double cpus_at_start = -1, cpus_at_end = -1;
+
 /* ---- the targets ---- */
 
 static void print_target(const char *text, double value, double goal)
@@ -769,6 +818,11 @@ static void print_targets(const options *o)
     int parm = find_workload("sort-parmerge", 13);
     printf("\nTargets (issue 4), at 2 workers on this machine (%u CPUs)%s:\n", online_cpus(),
            o->quick ? "; --quick sizes are too small to mean anything" : "");
+    double avail = cpus_at_start < cpus_at_end ? cpus_at_start : cpus_at_end;
+    if (avail >= 0 && avail < 0.9 * (online_cpus() < 2 ? online_cpus() : 2))
+        printf("  (this run had only about %.1f CPUs' worth of time: other programs were busy, so\n"
+               "  the 2-worker figures below understate what an idle machine gives)\n",
+               avail);
     print_target("ws faster than central, fib",
                  ratio(find_cell(fib, S_CENTRAL, 2), find_cell(fib, S_WS, 2)), 3.0);
     print_target("ws faster than central, nqueens",
@@ -1077,9 +1131,14 @@ static void print_header(const options *o, int argc, char **argv)
     printf("ws-bench: worksteal %d.%d.%d, %s, %u online CPUs; gcc %s, OpenMP %d\n",
            WS_VERSION_MAJOR, WS_VERSION_MINOR, WS_VERSION_PATCH, model, online_cpus(), __VERSION__,
            _OPENMP);
+    cpus_at_start = available_cpus();
     if (load >= 0)
-        printf("load average at start: %.2f%s\n", load,
-               load > 0.5 ? " (other programs are running: timings will be disturbed)" : "");
+        printf("load average at start: %.2f; CPU check: %u spinning threads ran %.2fx as fast as "
+               "one (%u if idle)\n",
+               load, online_cpus(), cpus_at_start, online_cpus());
+    if (cpus_at_start >= 0 && cpus_at_start < 0.9 * online_cpus())
+        printf("  other programs are using the CPUs: timings, and speedups most of all, will be "
+               "disturbed\n");
     printf("command:");
     for (int i = 0; i < argc; i++)
         printf(" %s", argv[i]);
@@ -1141,6 +1200,9 @@ int main(int argc, char **argv)
     if (o.profile)
         printf("\n--profile: work/span measurement needs ws_pool_profile (issue 7), which this\n"
                "build does not have yet.\n");
+    cpus_at_end = available_cpus();
+    printf("\nCPU check at the end: %u spinning threads ran %.2fx as fast as one (%u if idle).\n",
+           online_cpus(), cpus_at_end, online_cpus());
     print_targets(&o);
     write_csv(&o);
     if (o.plot)
