@@ -66,6 +66,9 @@ WS_API void ws_pool_destroy(ws_pool *pool);
 
 /* The number of workers (P). Any thread. */
 WS_API unsigned ws_pool_workers(const ws_pool *pool);
+/* P plus max_spares: the bound on ws_worker_id() of the pool's threads, for sizing per-worker
+ * arrays. Any thread. */
+WS_API unsigned ws_pool_threads(const ws_pool *pool);
 
 /* Runs fn(arg) on a worker of the pool and waits for it and everything it forked. From a worker
  * of the same pool it simply calls fn(arg). Any thread; blocks. Returns 0, or ESHUTDOWN if the
@@ -76,7 +79,9 @@ WS_API int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg);
  * Never NULL: aborts with a message if it cannot be made. Any thread. */
 WS_API ws_pool *ws_default_pool(void);
 
-/* 0..P-1 on a worker thread, -1 elsewhere. */
+/* 0..P-1 on a worker thread; P..ws_pool_threads()-1 on a spare worker, which runs only while
+ * some task is blocked (ws_block_begin, or a worker waiting in ws_pool_run on another pool);
+ * -1 elsewhere. */
 WS_API int ws_worker_id(void);
 
 /* A static description of an error code returned by this library. */

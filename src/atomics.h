@@ -10,9 +10,9 @@
 
 #include <stdatomic.h>
 
-#define ws_load_relaxed(p)  atomic_load_explicit((p), memory_order_relaxed)
-#define ws_load_acquire(p)  atomic_load_explicit((p), memory_order_acquire)
-#define ws_load_seq_cst(p)  atomic_load_explicit((p), memory_order_seq_cst)
+#define ws_load_relaxed(p)     atomic_load_explicit((p), memory_order_relaxed)
+#define ws_load_acquire(p)     atomic_load_explicit((p), memory_order_acquire)
+#define ws_load_seq_cst(p)     atomic_load_explicit((p), memory_order_seq_cst)
 #define ws_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
 #define ws_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define ws_store_seq_cst(p, v) atomic_store_explicit((p), (v), memory_order_seq_cst)
@@ -27,24 +27,22 @@
 #define ws_fetch_sub_relaxed(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_relaxed)
 #define ws_fetch_sub_acq_rel(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_acq_rel)
 #define ws_fetch_sub_seq_cst(p, v) atomic_fetch_sub_explicit((p), (v), memory_order_seq_cst)
+#define ws_fetch_or_relaxed(p, v)  atomic_fetch_or_explicit((p), (v), memory_order_relaxed)
 #define ws_fetch_or_acq_rel(p, v)  atomic_fetch_or_explicit((p), (v), memory_order_acq_rel)
 
 /* Strong CAS; on failure *expected receives the current value, read with relaxed order. */
-#define ws_cas_seq_cst(p, expected, desired)                                                     \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_seq_cst,   \
+#define ws_cas_seq_cst(p, expected, desired)                                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_seq_cst, \
                                             memory_order_relaxed)
-#define ws_cas_acq_rel(p, expected, desired)                                                     \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acq_rel,   \
+#define ws_cas_acq_rel(p, expected, desired)                                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acq_rel, \
                                             memory_order_relaxed)
-#define ws_cas_acquire(p, expected, desired)                                                     \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acquire,   \
+#define ws_cas_acquire(p, expected, desired)                                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acquire, \
                                             memory_order_relaxed)
-#define ws_cas_weak_acq_rel(p, expected, desired)                                                \
-    atomic_compare_exchange_weak_explicit((p), (expected), (desired), memory_order_acq_rel,     \
+#define ws_cas_weak_acq_rel(p, expected, desired)                                           \
+    atomic_compare_exchange_weak_explicit((p), (expected), (desired), memory_order_acq_rel, \
                                           memory_order_relaxed)
-
-/* A full fence, only for the store-buffering patterns (park against wake): see idle.c. */
-#define ws_fence_seq_cst() atomic_thread_fence(memory_order_seq_cst)
 
 /* Owner-written counters read by other threads: one writer, so a relaxed load and a relaxed
  * store (no locked instruction) are enough; readers only need each value to be untorn. */

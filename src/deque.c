@@ -46,6 +46,9 @@
  *   2. The owner never executes a locked instruction on push, and one on pop.
  *   3. Growth copies the live items to a doubled array, publishes it with release, and keeps
  *      the old array until destroy, so no thief ever reads freed memory.
+ *
+ * The owner's push and pop are inline functions in deque.h, so that a spawn costs no calls;
+ * their comments there carry the same justifications.
  */
 #include "deque.h"
 #include "atomics.h"
@@ -53,12 +56,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-struct ws_deque_array {
-    size_t mask;                  /* capacity - 1; capacity is a power of two */
-    ws_deque_array *retired_next; /* owner only: the chain of retired arrays */
-    _Atomic(void *) slot[];       /* written by the owner, read by thieves: relaxed (see push) */
-};
 
 _Static_assert(sizeof(int64_t) == 8, "64-bit indices never wrap");
 
@@ -96,6 +93,8 @@ int ws_deque_init(ws_deque *q, size_t initial_capacity)
     ws_store_relaxed(&q->bottom, 0);
     ws_store_relaxed(&q->array, a);
     ws_store_relaxed(&q->growths, 0);
+    q->owner_slot = a->slot;
+    q->owner_mask = a->mask;
     q->retired = NULL;
     return 0;
 }
@@ -111,9 +110,9 @@ void ws_deque_destroy(ws_deque *q)
     }
 }
 
-/* Owner only: double the array, copying the live items t..b-1. NULL (deque unchanged) if the
+/* Owner only: doubles the array, copying the live items t..b-1; NULL (deque unchanged) if the
  * memory cannot be had. */
-static WS_NOINLINE ws_deque_array *grow(ws_deque *q, ws_deque_array *old, int64_t t, int64_t b)
+static ws_deque_array *grow(ws_deque *q, ws_deque_array *old, int64_t t, int64_t b)
 {
     size_t cap = (old->mask + 1) * 2;
     if (cap == 0)
@@ -130,6 +129,8 @@ static WS_NOINLINE ws_deque_array *grow(ws_deque *q, ws_deque_array *old, int64_
     /* release: publishes the copied slots before the pointer; pairs with the acquire load of
      * the array in ws_deque_steal (the CDSChecker correction). */
     ws_store_release(&q->array, a);
+    q->owner_slot = a->slot;
+    q->owner_mask = a->mask;
     old->retired_next = q->retired;
     q->retired = old;
     /* relaxed: a statistics counter with one writer. */
@@ -137,27 +138,20 @@ static WS_NOINLINE ws_deque_array *grow(ws_deque *q, ws_deque_array *old, int64_
     return a;
 }
 
-int64_t ws__deque_push_size(ws_deque *q, void *item)
+int64_t ws__deque_push_grow(ws_deque *q, void *item)
 {
-    /* relaxed: only the owner writes bottom and array, and we are the owner. */
+    /* relaxed: the owner's own variables; acquire on top as in ws__deque_push_inline. */
     int64_t b = ws_load_relaxed(&q->bottom);
     ws_deque_array *a = ws_load_relaxed(&q->array);
-    /* acquire: pairs with the seq_cst CAS on top in ws_deque_steal, so that a thief's read of
-     * slot top happens before we overwrite that slot when the array wraps around. */
     int64_t t = ws_load_acquire(&q->top);
-    if (WS_UNLIKELY(b - t > (int64_t)a->mask)) {
-        a = grow(q, a, t, b);
-        if (a == NULL)
-            return -1;
-    }
-    /* relaxed: the release store of bottom below publishes it. The slot is atomic because a
-     * thief that will lose its CAS may read it concurrently. */
-    ws_store_relaxed(&a->slot[(size_t)b & a->mask], item);
-    /* release: the item (and everything the owner wrote before pushing it, such as the task
-     * record it points to) is visible to a thief that reads this bottom; pairs with the
-     * seq_cst (acquiring) load of bottom in ws_deque_steal. */
-    ws_store_release(&q->bottom, b + 1);
-    return b > t ? b - t : 0; /* t may be stale (too low): then the estimate errs high */
+    if (b - t > (int64_t)a->mask && grow(q, a, t, b) == NULL)
+        return -1;
+    return ws__deque_push_inline(q, item); /* fits now: no second growth */
+}
+
+int64_t ws__deque_push_size(ws_deque *q, void *item)
+{
+    return ws__deque_push_inline(q, item);
 }
 
 int ws_deque_push(ws_deque *q, void *item)
@@ -167,32 +161,7 @@ int ws_deque_push(ws_deque *q, void *item)
 
 void *ws_deque_pop(ws_deque *q)
 {
-    /* relaxed: the owner's own variables. */
-    int64_t b = ws_load_relaxed(&q->bottom) - 1;
-    ws_deque_array *a = ws_load_relaxed(&q->array);
-    /* seq_cst: claims slot b before we read top. With the seq_cst loads in ws_deque_steal this
-     * forbids the store-buffering outcome in which we read a stale top (and take slot b
-     * without a CAS) while a thief reads the old bottom (and takes slot b too). */
-    ws_exchange_seq_cst(&q->bottom, b);
-    /* seq_cst: the other half of the total order above. */
-    int64_t t = ws_load_seq_cst(&q->top);
-    if (t > b) {
-        /* Empty. release: restores bottom; keeps every store of bottom a release, so a thief
-         * reading any value of bottom synchronizes with the pushes before it. */
-        ws_store_release(&q->bottom, b + 1);
-        return NULL;
-    }
-    /* relaxed: our own write, made by push. */
-    void *item = ws_load_relaxed(&a->slot[(size_t)b & a->mask]);
-    if (t < b)
-        return item; /* more than one item: no thief can reach slot b */
-    /* The last item: a thief may be stealing it. seq_cst: the CAS on top decides the race,
-     * in the same total order as the thieves' CASes. */
-    if (!ws_cas_seq_cst(&q->top, &t, t + 1))
-        item = NULL;
-    /* release: as above. top is now b + 1 either way, so the deque is empty. */
-    ws_store_release(&q->bottom, b + 1);
-    return item;
+    return ws__deque_pop_inline(q);
 }
 
 void *ws_deque_steal(ws_deque *q)

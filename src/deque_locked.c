@@ -1,9 +1,13 @@
 /* deque_locked.c: the work-stealing deque under one pthread mutex.
  *
+ * top and bottom are atomics written under the lock with relaxed stores (the lock orders
+ * them); ws__locked_deque_owner_size reads them without the lock, relaxed, as an estimate.
+ *
  * The baseline the Chase-Lev deque is measured against (bench/, and a bench-only build of the
  * scheduler): the same operations and the same contract as ws_deque_*, each a critical section
  * on q->lock, which guards every field. The array grows by doubling like the lock-free one.
  */
+#include "atomics.h"
 #include "deque.h"
 
 #include <errno.h>
@@ -25,7 +29,8 @@ int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity)
         return err;
     }
     q->mask = cap - 1;
-    q->top = q->bottom = 0;
+    ws_store_relaxed(&q->top, 0); /* relaxed: initialisation */
+    ws_store_relaxed(&q->bottom, 0);
     q->growths = 0;
     return 0;
 }
@@ -45,7 +50,9 @@ static int grow_locked(ws_locked_deque *q)
     void **slot = ws__malloc(cap * sizeof(void *));
     if (slot == NULL)
         return ENOMEM;
-    for (int64_t i = q->top; i < q->bottom; i++)
+    /* relaxed: under the lock, which orders every write of top and bottom. */
+    int64_t top = ws_load_relaxed(&q->top), bottom = ws_load_relaxed(&q->bottom);
+    for (int64_t i = top; i < bottom; i++)
         slot[(size_t)i & (cap - 1)] = q->slot[(size_t)i & q->mask];
     ws__free(q->slot);
     q->slot = slot;
@@ -58,9 +65,12 @@ int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item)
 {
     int64_t size = -1;
     pthread_mutex_lock(&q->lock);
-    if (q->bottom - q->top <= (int64_t)q->mask || grow_locked(q) == 0) {
-        size = q->bottom - q->top;
-        q->slot[(size_t)q->bottom++ & q->mask] = item;
+    /* relaxed: under the lock (see the top of the file). */
+    int64_t top = ws_load_relaxed(&q->top), bottom = ws_load_relaxed(&q->bottom);
+    if (bottom - top <= (int64_t)q->mask || grow_locked(q) == 0) {
+        size = bottom - top;
+        q->slot[(size_t)bottom & q->mask] = item;
+        ws_store_relaxed(&q->bottom, bottom + 1);
     }
     pthread_mutex_unlock(&q->lock);
     return size;
@@ -75,8 +85,12 @@ void *ws_locked_deque_pop(ws_locked_deque *q)
 {
     void *item = NULL;
     pthread_mutex_lock(&q->lock);
-    if (q->bottom > q->top)
-        item = q->slot[(size_t)--q->bottom & q->mask];
+    /* relaxed: under the lock. */
+    int64_t bottom = ws_load_relaxed(&q->bottom);
+    if (bottom > ws_load_relaxed(&q->top)) {
+        item = q->slot[(size_t)(bottom - 1) & q->mask];
+        ws_store_relaxed(&q->bottom, bottom - 1);
+    }
     pthread_mutex_unlock(&q->lock);
     return item;
 }
@@ -85,17 +99,32 @@ void *ws_locked_deque_steal(ws_locked_deque *q)
 {
     void *item = NULL;
     pthread_mutex_lock(&q->lock);
-    if (q->bottom > q->top)
-        item = q->slot[(size_t)q->top++ & q->mask];
+    /* relaxed: under the lock. */
+    int64_t top = ws_load_relaxed(&q->top);
+    if (ws_load_relaxed(&q->bottom) > top) {
+        item = q->slot[(size_t)top & q->mask];
+        ws_store_relaxed(&q->top, top + 1);
+    }
     pthread_mutex_unlock(&q->lock);
     return item;
 }
 
 size_t ws_locked_deque_size(const ws_locked_deque *q)
 {
-    ws_locked_deque *m = (ws_locked_deque *)q; /* the lock is the only thing we modify */
-    pthread_mutex_lock(&m->lock);
-    size_t n = (size_t)(m->bottom - m->top);
-    pthread_mutex_unlock(&m->lock);
-    return n;
+    ws_locked_deque *m = (ws_locked_deque *)q;
+    int64_t n = ws__locked_deque_owner_size(m, ws__locked_deque_owner_bottom(m));
+    return n > 0 ? (size_t)n : 0;
+}
+
+int64_t ws__locked_deque_owner_bottom(ws_locked_deque *q)
+{
+    /* relaxed: an estimate without the lock. */
+    return ws_load_relaxed(&q->bottom);
+}
+
+int64_t ws__locked_deque_owner_size(ws_locked_deque *q, int64_t b)
+{
+    /* relaxed: an estimate without the lock; bottom was read first, so a concurrent steal makes
+     * it err low rather than negative. */
+    return b - ws_load_relaxed(&q->top);
 }

@@ -28,7 +28,7 @@ typedef struct ws__group {
 
 _Static_assert(sizeof(ws__group) <= sizeof(ws_group), "ws_group must hold a group");
 
-enum { JOB_ADMITTED = 1u << 16 }; /* counted in the pool's pending external work */
+enum { JOB_ADMITTED = 1u << 12 }; /* counted in the pool's pending external work */
 
 /* Nesting limit for helping with unrelated work inside ws_group_wait: each level may add a
  * frame, so the stack stays bounded. */
@@ -39,11 +39,11 @@ enum { HELP_DEPTH_LIMIT = 8 };
 /* ---------------------------------------------------------------------------------------- */
 
 /* Queues job t on pool: onto the calling worker's deque when possible, else an injector. */
-static int submit_job(ws_pool *pool, ws__task *t)
+static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
 {
     ws__worker *w = ws__tls_worker;
     bool local = w != NULL && w->pool == pool && !(t->flags & WS_HIGH_PRIORITY);
-    if (local && t->kind == WS_KIND_GROUP) {
+    if (local && may_fork) {
         int64_t before = ws__wdeque_push_size(&w->deque, t);
         if (before >= 0) {
             ws__count(w, spawns, 1);
@@ -59,7 +59,7 @@ static int submit_job(ws_pool *pool, ws__task *t)
     return 0;
 }
 
-static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, uint32_t kind, void *owner)
+static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, unsigned kind, void *owner)
 {
     ws__task *t = ws__malloc(sizeof(ws__task));
     if (t == NULL)
@@ -67,9 +67,7 @@ static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, uint32_t kind, voi
     t->fn = fn;
     t->arg = arg;
     /* relaxed: published by the push or the injector link (release). */
-    ws_store_relaxed(&t->state, WS_TASK_PENDING);
-    ws_store_relaxed(&t->thief, -1);
-    t->kind = kind;
+    ws_store_relaxed(&t->state, WS_TASK_PENDING | (uint32_t)kind << WS_TASK_KIND_SHIFT);
     t->flags = flags;
     t->owner = owner;
     return t;
@@ -84,7 +82,7 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
     ws__task *t = job_new(fn, arg, flags, WS_KIND_DETACHED, pool);
     if (t == NULL)
         return ENOMEM;
-    int err = submit_job(pool, t);
+    int err = submit_job(pool, t, false);
     if (err != 0)
         ws__free(t);
     return err;
@@ -112,7 +110,7 @@ int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
     /* relaxed: the job's publication (a release push or link) orders this increment before
      * the job's completion can decrement it. */
     ws_fetch_add_relaxed(&g->pending, 1);
-    int err = submit_job(g->pool, t);
+    int err = submit_job(g->pool, t, true);
     if (err != 0) {
         ws_fetch_sub_relaxed(&g->pending, 1); /* relaxed: never published */
         ws__free(t);

@@ -25,17 +25,19 @@
  *      worker going to sleep                     producer of work
  *      ---------------------                     ----------------
  *      e = epoch                  (acquire)      publish the task      (push / exchange)
- *      sleepers += 1              (seq_cst RMW)  full fence            (seq_cst)
+ *      sleepers += 1              (seq_cst RMW)  sleepers += 0         (seq_cst RMW)
  *      look for work again        (seq_cst loads) if sleepers > 0 and nobody searches:
  *      if none: futex_wait(epoch, e)                 epoch += 1; futex_wake(epoch)
  *
- * Either the sleeper's second look sees the task, or the producer's check sees the sleeper
- * (C11 forbids both missing: the seq_cst fence and the seq_cst accesses are totally ordered).
+ * Either the sleeper's second look sees the task, or the producer's check sees the sleeper:
+ * the two RMWs on `sleepers` are ordered one way or the other, and whichever comes second reads
+ * from (and synchronizes with) the first. The producer's RMW is the full barrier a fence would
+ * be, without a standalone fence (which ThreadSanitizer does not model).
  * If the producer bumps the epoch between the sleeper's read of e and its futex_wait, the kernel
  * sees epoch != e and futex_wait returns at once. This is the pattern of linux
  * include/linux/wait.h around waitqueue_active, and of the SB litmus test with full fences.
  *
- * A push onto a non-empty deque does not pay the fence: it only glances at the sleeper count
+ * A push onto a non-empty deque does not pay the RMW: it only glances at the sleeper count
  * (ws__idle_notify_if_sleepers in join.c's push). The one race that glance can lose resolves
  * itself at the next push, or when the owner runs the task itself; the strict protocol covers
  * every push onto an empty deque and every external submission, which is what guarantees
@@ -94,21 +96,19 @@ static WS_NOINLINE void wake_one(ws_pool *pool)
 void ws__idle_notify(ws_pool *pool)
 {
     ws__idle *idle = &pool->idle;
-    /* seq_cst fence: orders the caller's publication of work before the loads below; pairs with
-     * the seq_cst increment of sleepers in park (the store-buffering diagram above). */
-    ws_fence_seq_cst();
-    /* relaxed: ordered by the fence above. */
-    if (ws_load_relaxed(&idle->sleepers) == 0 || ws_load_relaxed(&idle->searching) != 0)
+    /* seq_cst read-modify-write (adding 0): the full barrier of the producer's column. Both
+     * sides update `sleepers` with an RMW, so they are ordered in its modification order: if
+     * the sleeper's increment comes first we read it here; if ours comes first, the sleeper's
+     * RMW reads from ours, synchronizes with it, and its second look sees the work we published
+     * before. An RMW rather than a fence: ThreadSanitizer models it, and clang compiles a
+     * seq_cst fence to a slow mfence. */
+    if (ws_fetch_add_seq_cst(&idle->sleepers, 0) == 0)
+        return;
+    /* relaxed: the RMW above already ordered us after the searcher's decrement that preceded
+     * its increment of sleepers. */
+    if (ws_load_relaxed(&idle->searching) != 0)
         return;
     wake_one(pool);
-}
-
-void ws__idle_notify_if_sleepers(ws_pool *pool)
-{
-    /* relaxed: a glance without a fence (see the header comment); the strict path is
-     * ws__idle_notify. */
-    if (ws_load_relaxed(&pool->idle.sleepers) != 0)
-        ws__idle_notify(pool);
 }
 
 void ws__idle_wake_all(ws_pool *pool)
@@ -175,9 +175,11 @@ static ws__task *park(ws__worker *w)
     /* acquire: pairs with the release increment in wake_one; if the epoch moved, the work it
      * announced is visible to the look below. */
     uint32_t e = ws_load_acquire(&idle->epoch);
-    /* seq_cst: announce the sleeper before looking again (the store-buffering diagram). */
-    ws_fetch_add_seq_cst(&idle->sleepers, 1);
+    /* seq_cst: stop searching, then announce the sleeper before looking again (the
+     * store-buffering diagram). This order matters: a producer whose RMW on sleepers reads our
+     * increment also sees the decrement before it, so it cannot mistake us for a searcher. */
     ws_fetch_sub_seq_cst(&idle->searching, 1);
+    ws_fetch_add_seq_cst(&idle->sleepers, 1);
     bool more = false;
     ws__task *t = ws__find_elsewhere(w, &more);
     if (t != NULL) {

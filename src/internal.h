@@ -38,27 +38,35 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_growths(q) ((q)->growths)
 #else
 typedef ws_deque ws__wdeque;
-#define ws__wdeque_init       ws_deque_init
-#define ws__wdeque_destroy    ws_deque_destroy
-#define ws__wdeque_push_size  ws__deque_push_size
-#define ws__wdeque_pop        ws_deque_pop
-#define ws__wdeque_steal      ws_deque_steal
-#define ws__wdeque_size       ws_deque_size
-#define ws__wdeque_growths(q) ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_init         ws_deque_init
+#define ws__wdeque_destroy      ws_deque_destroy
+#define ws__wdeque_push_size    ws__deque_push_inline
+#define ws__wdeque_owner_bottom ws__deque_owner_bottom
+#define ws__wdeque_owner_size   ws__deque_owner_size
+#define ws__wdeque_push_fitting ws__deque_push_fitting
+#define ws__wdeque_pop          ws__deque_pop_inline
+#define ws__wdeque_steal        ws_deque_steal
+#define ws__wdeque_size         ws_deque_size
+#define ws__wdeque_growths(q)   ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
 #endif
 
 /* ---- tasks (join.c) ---------------------------------------------------------------------- */
 
-/* Task states. A task is PENDING while it sits in a deque or an injector, TAKEN once a thief or
- * a worker taking it from an injector owns it, DONE when its function has returned. WAITER is
- * or-ed in by a thread that parks until DONE, so that the completer knows to wake it. SYNCED
- * marks a ws_task that ws_sync has finished with (to catch a second sync). */
+/* Task states. The state word holds: the task's kind (WS_KIND_*, shifted by WS_TASK_KIND_SHIFT;
+ * 0 for the common waited task, so a join initialises the word with one store); PENDING (0)
+ * while the task sits in a deque or an injector; TAKEN, or-ed with the taker's worker id + 1
+ * shifted by WS_TASK_THIEF_SHIFT, once a worker took it from elsewhere (the leapfrogging hint);
+ * DONE when its function has returned (exactly DONE: the completer overwrites the whole word).
+ * WAITER is or-ed in by a thread that parks until DONE, so that the completer knows to wake it.
+ * SYNCED marks a ws_task that ws_sync has finished with (to catch a second sync). */
 enum {
     WS_TASK_PENDING = 0,
     WS_TASK_TAKEN = 1,
     WS_TASK_DONE = 2,
     WS_TASK_WAITER = 4,
-    WS_TASK_SYNCED = 0x5d5d0000u,
+    WS_TASK_KIND_SHIFT = 4,
+    WS_TASK_THIEF_SHIFT = 8,
+    WS_TASK_SYNCED = 0x5d5d0003u,
 };
 
 /* What finishing a task means, by kind. */
@@ -71,12 +79,10 @@ enum {
 typedef struct ws__task {
     ws_fn fn;
     void *arg;
-    _Atomic uint32_t state;        /* see above; written by the runner, read by the waiter */
-    _Atomic int32_t thief;         /* who took it (worker id), -1 before; leapfrog hint */
+    _Atomic uint32_t state;        /* see above; taker and completer write, waiter reads */
+    uint32_t flags;                /* submission flags (WS_HIGH_PRIORITY), spawn flags */
     struct ws__task *prev_spawn;   /* spawning thread only: the ws_spawn stack */
     struct ws__task *_Atomic next; /* injector link: producers and the consumer (injector.c) */
-    uint32_t kind;                 /* WS_KIND_*, set before the task is published */
-    uint32_t flags;                /* submission flags (WS_HIGH_PRIORITY) */
     void *owner;                   /* the group (WS_KIND_GROUP) or pool (DETACHED) */
     uint64_t span_ns;              /* profile.c: span of the task's subtree */
 } ws__task;
@@ -93,11 +99,14 @@ void ws__task_wait(struct ws__worker *w, ws__task *t);
 
 /* ---- statistics (stats.c) ---------------------------------------------------------------- */
 
-/* Per-worker counters, one writer each (the worker), read by ws_pool_stats. */
+/* Per-worker counters, one writer each (the worker), read by ws_pool_stats. fast_joins counts
+ * joins whose child was pushed and popped back on the fast path: each is one spawn and one pop
+ * (one counter update instead of two on the hottest path). */
 typedef struct ws__counters {
 #define WS_COUNTER_FIELD_(name, kind, doc) _Atomic uint64_t name;
     WS_STATS_FIELDS(WS_COUNTER_FIELD_)
 #undef WS_COUNTER_FIELD_
+    _Atomic uint64_t fast_joins;
 } ws__counters;
 
 /* The calling worker adds to its own counter: relaxed, single writer (see atomics.h). */
@@ -115,10 +124,11 @@ typedef struct ws__worker {
      * are set before the thread starts. */
     alignas(WS_CACHE_LINE) ws_pool *pool;
     unsigned id;
-    uint64_t rng;        /* xorshift state for victim selection */
-    uint32_t picks;      /* scheduling picks, for the every-Nth injector check */
-    uint32_t help_depth; /* nesting of unrelated work run inside waits (bounded) */
-    int64_t max_depth;   /* deepest this deque has been (published to counters on change) */
+    uint64_t rng;         /* xorshift state for victim selection */
+    uint32_t picks;       /* scheduling picks, for the every-Nth injector check */
+    uint32_t help_depth;  /* nesting of unrelated work run inside waits (bounded) */
+    int64_t max_depth;    /* deepest this deque has been (published to counters on change) */
+    uint64_t depth_limit; /* max_depth - 1: what join.c's one-comparison test needs */
     ws__thread thread;
     bool started; /* the thread was created (pool.c, under creation only) */
     bool spare;   /* a spare worker for blocked tasks (group.c) */
@@ -166,8 +176,9 @@ typedef struct ws__idle {
  * parked worker if no worker is searching. Lock-free (a futex wake at most). */
 void ws__idle_notify(ws_pool *pool);
 /* Owner of a deque that just pushed onto a non-empty deque: a glance at the sleeper count,
- * then ws__idle_notify if anyone sleeps. No fence when nobody sleeps. */
-void ws__idle_notify_if_sleepers(ws_pool *pool);
+ * then ws__idle_notify if anyone sleeps; no barrier when nobody sleeps. See idle.c for why a
+ * glance is enough here. */
+static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
 /* Any thread: wakes every parked worker (shutdown, spare management). */
 void ws__idle_wake_all(ws_pool *pool);
 /* Worker w, with nothing to do: spins, yields, then parks until work appears. Returns a task,
@@ -227,6 +238,13 @@ struct ws_pool {
     struct ws__profile_state *profile; /* non-NULL while ws_pool_profile runs (profile.c) */
     struct ws__trace *trace;           /* non-NULL when WS_TRACE is set (trace.c) */
 };
+
+static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
+{
+    /* relaxed: a glance without a barrier (see idle.c); the strict path is ws__idle_notify. */
+    if (WS_UNLIKELY(ws_load_relaxed(&pool->idle.sleepers) != 0))
+        ws__idle_notify(pool);
+}
 
 /* The spare workers (for blocking tasks) are workers P..P+nspares-1 of workers[]. */
 #define ws_for_each_worker(pool, w)                                                             \

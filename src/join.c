@@ -40,10 +40,7 @@ static inline void task_init(ws__task *t, ws_fn fn, void *arg)
     t->arg = arg;
     /* relaxed: the record is published by the push's release store of bottom (or the
      * injector's release link), which orders these stores before any reader. */
-    ws_store_relaxed(&t->state, WS_TASK_PENDING);
-    ws_store_relaxed(&t->thief, -1);
-    t->kind = WS_KIND_WAITED;
-    t->flags = 0;
+    ws_store_relaxed(&t->state, WS_TASK_PENDING | WS_KIND_WAITED << WS_TASK_KIND_SHIFT);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -52,7 +49,9 @@ static inline void task_init(ws__task *t, ws_fn fn, void *arg)
 
 static void complete(ws__task *t)
 {
-    uint32_t kind = t->kind;
+    /* relaxed: the kind bits were written before the task was published, and the taker is the
+     * only thread that changes the word other than WAITER bits. */
+    uint32_t kind = ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
     if (kind == WS_KIND_WAITED) {
         /* acq_rel: the release half publishes the task's effects to the waiter's acquire load
          * of state; the acquire half makes the waiter's WAITER flag ours to act on. After this
@@ -71,8 +70,10 @@ static void complete(ws__task *t)
 
 void ws__task_run_taken(ws__worker *w, ws__task *t)
 {
-    /* relaxed: a hint for a leapfrogging joiner, which re-reads it until it is set. */
-    ws_store_relaxed(&t->thief, w != NULL ? (int32_t)w->id : -1);
+    /* relaxed: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
+     * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. */
+    if (w != NULL)
+        ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__task *saved = spawn_top;
     t->fn(t->arg);
     if (WS_UNLIKELY(spawn_top != saved))
@@ -84,10 +85,10 @@ void ws__task_run_taken(ws__worker *w, ws__task *t)
 static ws__task *leapfrog(ws__worker *w, ws__task *t)
 {
     /* relaxed: only a hint about whom to steal from; see ws__task_run_taken. */
-    int32_t thief = ws_load_relaxed(&t->thief);
-    if (thief < 0 || (unsigned)thief == w->id)
-        return NULL;
-    ws__task *u = ws__steal_from(w, w->pool->workers[thief]);
+    uint32_t thief = ws_load_relaxed(&t->state) >> WS_TASK_THIEF_SHIFT;
+    if (thief == 0 || thief - 1 == w->id || thief > 0xFFFF)
+        return NULL; /* not marked yet (or DONE/SYNCED, which the caller sees next) */
+    ws__task *u = ws__steal_from(w, w->pool->workers[thief - 1]);
     if (u != NULL)
         ws__count(w, leapfrogs, 1);
     return u;
@@ -131,28 +132,42 @@ void ws__task_wait(ws__worker *w, ws__task *t)
 /* Fork and join on a worker                                                                 */
 /* ---------------------------------------------------------------------------------------- */
 
-static WS_NOINLINE void note_depth(ws__worker *w, int64_t depth)
+/* The rare outcomes of a push: the deque could not grow (false: the caller runs the child
+ * inline), it was empty (wake an idle worker), or it is deeper than ever (statistics). */
+static WS_NOINLINE bool push_rare(ws__worker *w, int64_t before)
 {
-    w->max_depth = depth;
-    /* relaxed store: a statistic with one writer (this worker). */
-    ws_store_relaxed(&w->counters.max_deque_depth, (uint64_t)depth);
+    if (before < 0) {
+        ws__count(w, inline_runs, 1);
+        return false;
+    }
+    ws__count(w, spawns, 1);
+    if (before >= w->max_depth) {
+        w->max_depth = before + 1;
+        w->depth_limit = (uint64_t)before;
+        /* relaxed store: a statistic with one writer (this worker). */
+        ws_store_relaxed(&w->counters.max_deque_depth, (uint64_t)before + 1);
+    }
+    if (before == 0)
+        ws__idle_notify(w->pool);
+    return true;
+}
+
+/* True when a push that found `before` items needs push_rare: one unsigned comparison catches
+ * all the cases (before - 1 wraps around for -1 and 0; a full deque has before >= capacity >=
+ * max_depth). A push onto a non-empty deque wakes nobody: whoever emptied it is awake and will
+ * look again. */
+static inline bool push_is_rare(ws__worker *w, int64_t before)
+{
+    return WS_UNLIKELY((uint64_t)before - 1 >= w->depth_limit);
 }
 
 /* Worker w pushes t; false if the deque could not grow (the caller then runs it inline). */
 static inline bool push_task(ws__worker *w, ws__task *t)
 {
     int64_t before = ws__wdeque_push_size(&w->deque, t);
-    if (WS_UNLIKELY(before < 0)) {
-        ws__count(w, inline_runs, 1);
-        return false;
-    }
+    if (push_is_rare(w, before))
+        return push_rare(w, before);
     ws__count(w, spawns, 1);
-    if (WS_UNLIKELY(before >= w->max_depth))
-        note_depth(w, before + 1);
-    if (before == 0)
-        ws__idle_notify(w->pool);
-    else
-        ws__idle_notify_if_sleepers(w->pool);
     return true;
 }
 
@@ -178,6 +193,8 @@ static void join_on_pool(void *p)
 /* ws_join from a thread that is not a worker: run it on the default pool. */
 static WS_NOINLINE void join_outside(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
 {
+    if (a == NULL || b == NULL)
+        ws__contract_violation("ws_join", "NULL function");
     struct join_args j = {a, b, a_arg, b_arg};
     if (ws_pool_run(ws_default_pool(), join_on_pool, &j) != 0) {
         a(a_arg); /* the default pool is shutting down (exit): run serially, lose nothing */
@@ -185,29 +202,64 @@ static WS_NOINLINE void join_outside(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     }
 }
 
-void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
+/* The end of a join on worker w whose child t was pushed: pop it back and run it, or wait for
+ * the thief that took it. */
+static inline void join_finish(ws__worker *w, ws__task *t, const char *function)
 {
-    ws__worker *w = ws__tls_worker;
-    if (WS_UNLIKELY(a == NULL || b == NULL))
-        ws__contract_violation("ws_join", "NULL function");
-    if (WS_UNLIKELY(w == NULL)) {
-        join_outside(a, a_arg, b, b_arg);
+    ws__task *p = ws__wdeque_pop(&w->deque);
+    if (WS_LIKELY(p == t)) {
+        ws__count(w, pops, 1);
+        t->fn(t->arg);
         return;
     }
+    join_stolen(w, t, p, function);
+}
+
+/* A join whose push has a rare outcome (see push_rare): the general path. */
+static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn b, void *b_arg)
+{
     ws__task t;
     task_init(&t, b, b_arg);
-    if (WS_UNLIKELY(!push_task(w, &t))) {
+    if (!push_task(w, &t)) {
         a(a_arg);
         b(b_arg);
         return;
     }
     a(a_arg);
-    ws__task *p = ws__wdeque_pop(&w->deque);
-    if (WS_LIKELY(p == &t)) {
-        ws__count(w, pops, 1);
-        b(b_arg);
+    join_finish(w, &t, "ws_join");
+}
+
+/* The fast path: the deque is neither empty nor full nor deeper than ever, so the push needs no
+ * check and no call. Every other case goes to out-of-line functions as tail calls, so nothing
+ * lives in callee-saved registers across a(): the worker pointer is reloaded from thread-local
+ * storage, and b, b_arg are read back from t. The child counts as a spawn and a pop in one
+ * counter (fast_joins). */
+void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
+{
+    ws__worker *w = ws__tls_worker;
+    if (WS_UNLIKELY(w == NULL)) {
+        join_outside(a, a_arg, b, b_arg);
         return;
     }
+    if (WS_UNLIKELY(a == NULL || b == NULL))
+        ws__contract_violation("ws_join", "NULL function");
+    int64_t bottom = ws__wdeque_owner_bottom(&w->deque);
+    if (push_is_rare(w, ws__wdeque_owner_size(&w->deque, bottom))) {
+        join_general(w, a, a_arg, b, b_arg);
+        return;
+    }
+    ws__task t;
+    task_init(&t, b, b_arg);
+    ws__wdeque_push_fitting(&w->deque, &t, bottom);
+    a(a_arg);
+    w = ws__tls_worker;
+    ws__task *p = ws__wdeque_pop(&w->deque);
+    if (WS_LIKELY(p == &t)) {
+        ws__count(w, fast_joins, 1);
+        t.fn(t.arg);
+        return;
+    }
+    ws__count(w, spawns, 1); /* pushed, but not popped back */
     join_stolen(w, &t, p, "ws_join");
 }
 
@@ -234,6 +286,7 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
         ws__contract_violation("ws_spawn", "NULL task or function");
     ws__task *t = (ws__task *)task;
     task_init(t, fn, arg);
+    t->flags = 0;
     t->prev_spawn = spawn_top;
     spawn_top = t;
     ws__worker *w = ws__tls_worker;
@@ -267,14 +320,7 @@ void ws_sync(ws_task *task)
         sync_violation(t);
     spawn_top = t->prev_spawn;
     if (WS_LIKELY(t->flags & SPAWN_IN_DEQUE)) {
-        ws__worker *w = ws__tls_worker;
-        ws__task *p = ws__wdeque_pop(&w->deque);
-        if (WS_LIKELY(p == t)) {
-            ws__count(w, pops, 1);
-            t->fn(t->arg);
-        } else {
-            join_stolen(w, t, p, "ws_sync");
-        }
+        join_finish(ws__tls_worker, t, "ws_sync");
     } else {
         ws__task_wait(NULL, t);
         if (t->flags & SPAWN_EXTERNAL)
@@ -302,6 +348,7 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
         return err;
     ws__task t;
     task_init(&t, fn, arg);
+    t.flags = 0;
     ws__pool_inject(pool, &t);
     /* A worker of another pool cannot help here: it blocks, and says so to its own pool. */
     if (w != NULL)

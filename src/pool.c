@@ -119,6 +119,8 @@ static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
     w->pool = pool;
     w->id = id;
     w->spare = spare;
+    w->max_depth = 1; /* push_is_rare's single comparison needs max_depth >= 1 */
+    w->depth_limit = 0;
     /* Distinct non-zero seeds (xorshift must not start at 0). */
     w->rng = 0x9E3779B97F4A7C15ull * (id + 1) ^ (uintptr_t)w;
     if (w->rng == 0)
@@ -275,6 +277,11 @@ void ws__pool_inject(ws_pool *pool, ws__task *t)
 unsigned ws_pool_workers(const ws_pool *pool)
 {
     return pool->nworkers;
+}
+
+unsigned ws_pool_threads(const ws_pool *pool)
+{
+    return pool->nworkers + pool->nspares;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -22,6 +22,9 @@ static void worker_stats(ws__worker *w, ws_stats *out)
     WS_STATS_FIELDS(WS_READ_FIELD_)
 #undef WS_READ_FIELD_
     out->deque_growths += ws__wdeque_growths(&w->deque);
+    uint64_t fast = ws_load_relaxed(&w->counters.fast_joins); /* relaxed: a statistic */
+    out->spawns += fast;
+    out->pops += fast;
 }
 
 void ws_pool_stats(ws_pool *pool, ws_stats *out)
