@@ -14,8 +14,9 @@
  * Child output, one line each (fields separated by tabs):
  *   I  workload  description
  *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
- *      status  answer
- * where the counters are per run (averaged over the reps) and status is ok, FAIL or error.
+ *      others  status  answer
+ * where the counters are per run (averaged over the reps), others is the share of the machine's
+ * CPU time that other processes used during the timed runs, and status is ok, FAIL or error.
  */
 #include "bench.h"
 
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -158,7 +160,37 @@ static long workload_size(const options *o, int w)
 
 typedef struct counters {
     double spawns, steals, attempts, parks;
+    double others; /* share of the machine's CPU time other processes used during the runs, or
+                      -1 when the runs were too short to tell */
 } counters;
+
+/* CPU time used by everyone (from /proc/stat) and by this process (all its threads), so that
+ * the difference over a run says how much other programs took from it. */
+typedef struct cpu_sample {
+    double all_s, self_s, wall_s;
+} cpu_sample;
+
+static cpu_sample cpu_sample_now(void)
+{
+    cpu_sample c = {0, 0, wb_now()};
+    FILE *f = fopen("/proc/stat", "r");
+    if (f) {
+        unsigned long long v[8] = {0};
+        if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]) == 8) {
+            /* busy = user nice system irq softirq steal (not idle, not iowait); steal is time
+             * the hypervisor gave our virtual CPUs to someone else */
+            unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+            c.all_s = (double)busy / (double)sysconf(_SC_CLK_TCK);
+        }
+        fclose(f);
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        c.self_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    return c;
+}
 
 /* Runs one workload at one worker count; prints its R line. False if a check failed or the
  * scheduler could not be set up. */
@@ -170,7 +202,8 @@ static bool measure(const options *o, int w, void *state, int sched, unsigned wo
     const char *status = "ok";
     double times[64];
     int reps = 0;
-    counters per_run = {0, 0, 0, 0};
+    counters per_run = {0, 0, 0, 0, 0};
+    double others_s = 0, timed_s = 0; /* other processes' CPU time, our wall time, in runs */
     ws_stats ws0 = {0}, ws1 = {0};
     cq_stats cq0 = {0}, cq1 = {0};
     int err = 0;
@@ -208,9 +241,14 @@ static bool measure(const options *o, int w, void *state, int sched, unsigned wo
     while (reps < max_reps) {
         if (wl->reset)
             wl->reset(state);
+        cpu_sample c0 = cpu_sample_now();
         double t0 = wb_now();
         err = wl->run(state, &r);
         double t = wb_now() - t0;
+        cpu_sample c1 = cpu_sample_now();
+        double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
+        others_s += others > 0 ? others : 0;
+        timed_s += c1.wall_s - c0.wall_s;
         if (err) {
             snprintf(answer, sizeof(answer), "the run was refused: %s", ws_strerror(err));
             status = "error";
@@ -242,6 +280,13 @@ static bool measure(const options *o, int w, void *state, int sched, unsigned wo
         cq_pool_stats(r.cq, &cq1);
         cq_pool_destroy(r.cq);
     }
+    /* /proc/stat counts in clock ticks (10 ms): below about 50 ticks of capacity the figure is
+     * noise, and is left unknown (-1). */
+    per_run.others = -1;
+    if (timed_s * online_cpus() >= 0.5) {
+        per_run.others = others_s / (timed_s * online_cpus());
+        per_run.others = per_run.others < 1 ? per_run.others : 1;
+    }
     if (reps > 0) {
         if (sched == S_WS || sched == S_WS_LOCKED) {
             per_run.spawns = (double)(ws1.spawns - ws0.spawns) / reps;
@@ -267,9 +312,9 @@ report:;
     for (char *c = answer; *c; c++) /* keep the line format intact */
         if (*c == '\t' || *c == '\n')
             *c = ' ';
-    printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%s\t%s\n", wl->name,
+    printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\n", wl->name,
            sched_names[sched], sched == S_SERIAL ? 0u : workers, reps, med, lo, hi, per_run.spawns,
-           per_run.steals, per_run.attempts, per_run.parks, status, answer);
+           per_run.steals, per_run.attempts, per_run.parks, per_run.others, status, answer);
     fflush(stdout);
     return strcmp(status, "ok") == 0;
 }
@@ -282,7 +327,8 @@ static int child_main(const options *o)
             continue;
         void *state = workloads[w]->prepare(workload_size(o, w));
         if (!state) {
-            printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the input\n",
+            printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the "
+                   "input\n",
                    workloads[w]->name, sched_names[o->child]);
             fflush(stdout);
             all_ok = false;
@@ -370,15 +416,15 @@ static int split_tabs(char *line, char **f, int max)
 
 static void parse_child_line(char *line, int expect_sched)
 {
-    char *f[14];
-    int n = split_tabs(line, f, 14);
+    char *f[15];
+    int n = split_tabs(line, f, 15);
     if (n == 3 && strcmp(f[0], "I") == 0) {
         int w = find_workload(f[1], strlen(f[1]));
         if (w >= 0 && !descriptions[w][0])
             snprintf(descriptions[w], sizeof(descriptions[w]), "%s", f[2]);
         return;
     }
-    if (n != 14 || strcmp(f[0], "R") != 0)
+    if (n != 15 || strcmp(f[0], "R") != 0)
         return;
     int w = find_workload(f[1], strlen(f[1]));
     int s = find_sched(f[2], strlen(f[2]));
@@ -395,8 +441,9 @@ static void parse_child_line(char *line, int expect_sched)
     c->c.steals = strtod(f[9], NULL);
     c->c.attempts = strtod(f[10], NULL);
     c->c.parks = strtod(f[11], NULL);
-    snprintf(c->status, sizeof(c->status), "%s", f[12]);
-    snprintf(c->answer, sizeof(c->answer), "%s", f[13]);
+    c->c.others = strtod(f[12], NULL);
+    snprintf(c->status, sizeof(c->status), "%s", f[13]);
+    snprintf(c->answer, sizeof(c->answer), "%s", f[14]);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -565,21 +612,30 @@ static void put_ratio(double r, int width)
         printf("%*.2f", width, r);
 }
 
+static void put_others(const cell *c)
+{
+    if (c->c.others < 0)
+        printf(" %6s", "-");
+    else
+        printf(" %5.0f%%", 100 * c->c.others);
+}
+
 static void print_table(const options *o, int w)
 {
     unsigned cpus = online_cpus();
     printf("\n== %s: %s\n", workloads[w]->name,
            descriptions[w][0] ? descriptions[w] : workloads[w]->title);
-    printf("%8s %-10s %10s %4s %8s %8s %9s %9s %7s %7s %9s  %s\n", "workers", "scheduler", "median",
-           "reps", "x serial", "x 1 wkr", "x central", "x locked", "x omp", "steal%", "parks/run",
-           "check");
+    printf("%8s %-10s %10s %4s %8s %8s %9s %9s %7s %7s %6s %6s  %s\n", "workers", "scheduler",
+           "median", "reps", "x serial", "x 1 wkr", "x central", "x locked", "x omp", "steal%",
+           "parks", "others", "check");
     const cell *serial = find_cell(w, S_SERIAL, 0);
     char t[32];
     if (o->sched[S_SERIAL] && serial) {
-        printf("%8s %-10s %10s %4d %8s %8s %9s %9s %7s %7s %9s  %s%s%s\n", "-", "serial",
+        printf("%8s %-10s %10s %4d %8s %8s %9s %9s %7s %7s %6s", "-", "serial",
                cell_ok(serial) ? fmt_time(serial->median, t, sizeof(t)) : "-", serial->reps,
-               cell_ok(serial) ? "1.00" : "-", "-", "-", "-", "-", "-", "-", serial->status,
-               serial->answer[0] ? ": " : "", serial->answer);
+               cell_ok(serial) ? "1.00" : "-", "-", "-", "-", "-", "-", "-");
+        put_others(serial);
+        printf("  %s%s%s\n", serial->status, serial->answer[0] ? ": " : "", serial->answer);
     }
     for (int i = 0; i < o->nworkers; i++) {
         unsigned p = o->workers[i];
@@ -603,9 +659,10 @@ static void print_table(const options *o, int w)
             else
                 printf(" %7s", "-");
             if ((s == S_WS || s == S_WS_LOCKED || s == S_CENTRAL) && cell_ok(c))
-                printf(" %9.0f", c->c.parks);
+                printf(" %6.0f", c->c.parks);
             else
-                printf(" %9s", "-");
+                printf(" %6s", "-");
+            put_others(c);
             /* The answer is shown once, on the serial row; other rows say ok, or what failed. */
             bool ok = strcmp(c->status, "ok") == 0;
             printf("  %s%s%s\n", c->status, ok ? "" : ": ", ok ? "" : c->answer);
@@ -622,7 +679,8 @@ static void write_csv(const options *o)
         return;
     }
     fprintf(f, "workload,size,scheduler,workers,reps,median_s,min_s,max_s,speedup_vs_serial,"
-               "spawns_per_run,steals_per_run,steal_attempts_per_run,parks_per_run,status\n");
+               "spawns_per_run,steals_per_run,steal_attempts_per_run,parks_per_run,others_cpu,"
+               "status\n");
     for (size_t i = 0; i < ncells; i++) {
         const cell *c = &cells[i];
         double sp = ratio(find_cell(c->wl, S_SERIAL, 0), c);
@@ -633,8 +691,10 @@ static void write_csv(const options *o)
             fprintf(f, ",");
         else
             fprintf(f, "%.4f,", sp);
-        fprintf(f, "%.0f,%.0f,%.0f,%.0f,%s\n", c->c.spawns, c->c.steals, c->c.attempts, c->c.parks,
-                c->status);
+        fprintf(f, "%.0f,%.0f,%.0f,%.0f,", c->c.spawns, c->c.steals, c->c.attempts, c->c.parks);
+        if (c->c.others >= 0)
+            fprintf(f, "%.3f", c->c.others);
+        fprintf(f, ",%s\n", c->status);
     }
     fclose(f);
     printf("\nResults written to %s\n", o->csv);
@@ -802,13 +862,22 @@ static double cpus_at_start = -1, cpus_at_end = -1;
 
 /* ---- the targets ---- */
 
-static void print_target(const char *text, double value, double goal)
+/* Other programs' share of the CPUs while either cell was measured, above which a figure is
+ * flagged as disturbed. */
+#define DISTURBED 0.10
+
+static void print_target(const char *text, const cell *base, const cell *c, double goal)
 {
-    if (isnan(value))
-        printf("  %-52s  >= %4.1fx  %8s  n/a (not measured in this run)\n", text, goal, "-");
-    else
-        printf("  %-52s  >= %4.1fx  %7.2fx  %s\n", text, goal, value,
-               value >= goal ? "PASS" : "MISS");
+    double value = ratio(base, c);
+    if (isnan(value)) {
+        printf("  %-46s >= %4.1fx  %8s  n/a (not measured in this run)\n", text, goal, "-");
+        return;
+    }
+    double others = base->c.others > c->c.others ? base->c.others : c->c.others;
+    printf("  %-46s >= %4.1fx  %7.2fx  %s", text, goal, value, value >= goal ? "PASS" : "MISS");
+    if (others > DISTURBED)
+        printf("  (disturbed: others used %.0f%% of the CPUs)", 100 * others);
+    printf("\n");
 }
 
 static void print_targets(const options *o)
@@ -820,31 +889,36 @@ static void print_targets(const options *o)
            o->quick ? "; --quick sizes are too small to mean anything" : "");
     double avail = cpus_at_start < cpus_at_end ? cpus_at_start : cpus_at_end;
     if (avail >= 0 && avail < 0.9 * (online_cpus() < 2 ? online_cpus() : 2))
-        printf("  (this run had only about %.1f CPUs' worth of time: other programs were busy, so\n"
-               "  the 2-worker figures below understate what an idle machine gives)\n",
+        printf("  (the CPU check found only about %.1f CPUs' worth of time: other programs were\n"
+               "  busy, so the 2-worker figures below understate what an idle machine gives)\n",
                avail);
-    print_target("ws faster than central, fib",
-                 ratio(find_cell(fib, S_CENTRAL, 2), find_cell(fib, S_WS, 2)), 3.0);
-    print_target("ws faster than central, nqueens",
-                 ratio(find_cell(nq, S_CENTRAL, 2), find_cell(nq, S_WS, 2)), 3.0);
-    print_target("ws faster than omp (libgomp), fib",
-                 ratio(find_cell(fib, S_OMP, 2), find_cell(fib, S_WS, 2)), 5.0);
+    print_target("ws faster than central, fib", find_cell(fib, S_CENTRAL, 2),
+                 find_cell(fib, S_WS, 2), 3.0);
+    print_target("ws faster than central, nqueens", find_cell(nq, S_CENTRAL, 2),
+                 find_cell(nq, S_WS, 2), 3.0);
+    print_target("ws faster than omp (libgomp), fib", find_cell(fib, S_OMP, 2),
+                 find_cell(fib, S_WS, 2), 5.0);
     const int scaled[] = {fib, nq, uts, parm};
     for (int i = 0; i < 4; i++) {
         char text[96];
-        snprintf(text, sizeof(text), "ws speedup, 2 workers over 1, %s",
-                 workloads[scaled[i]]->name);
-        print_target(text, ratio(find_cell(scaled[i], S_WS, 1), find_cell(scaled[i], S_WS, 2)),
-                     1.9);
+        snprintf(text, sizeof(text), "ws 2 workers over 1 worker, %s", workloads[scaled[i]]->name);
+        print_target(text, find_cell(scaled[i], S_WS, 1), find_cell(scaled[i], S_WS, 2), 1.9);
     }
-    double s_seq = ratio(find_cell(seqm, S_WS, 1), find_cell(seqm, S_WS, 2));
-    double s_par = ratio(find_cell(parm, S_WS, 1), find_cell(parm, S_WS, 2));
+    const cell *seq1 = find_cell(seqm, S_WS, 1), *seq2 = find_cell(seqm, S_WS, 2);
+    const cell *par1 = find_cell(parm, S_WS, 1), *par2 = find_cell(parm, S_WS, 2);
+    double s_seq = ratio(seq1, seq2), s_par = ratio(par1, par2);
+    const char *what = "sort-seqmerge scales less than sort-parmerge";
     if (isnan(s_seq) || isnan(s_par)) {
-        printf("  %-52s  %s\n", "sort-seqmerge scales less than sort-parmerge",
-               "n/a (not measured in this run)");
+        printf("  %-46s  n/a (not measured in this run)\n", what);
     } else {
-        printf("  %-52s  %.2fx < %.2fx  %s\n", "sort-seqmerge scales less than sort-parmerge",
-               s_seq, s_par, s_seq < s_par ? "PASS" : "MISS");
+        double others = 0;
+        const cell *all[] = {seq1, seq2, par1, par2};
+        for (int i = 0; i < 4; i++)
+            others = all[i]->c.others > others ? all[i]->c.others : others;
+        printf("  %-46s  %.2fx < %.2fx  %s", what, s_seq, s_par, s_seq < s_par ? "PASS" : "MISS");
+        if (others > DISTURBED)
+            printf("  (disturbed: others used %.0f%% of the CPUs)", 100 * others);
+        printf("\n");
     }
     printf(
         "  Why: with a sequential merge the last merge handles all n elements on one core, so\n"
@@ -1154,8 +1228,9 @@ static void print_header(const options *o, int argc, char **argv)
     printf("columns: median wall time of the runs; x serial = speedup over the serial run;\n"
            "  x 1 wkr = this scheduler's 1-worker time over this time; x central, x locked,\n"
            "  x omp = that baseline's time at the same workers over this time (above 1: this\n"
-           "  row is faster); steal%% = steals per spawn; parks/run = times a worker slept;\n"
-           "  '*' = more workers than CPUs (oversubscribed).\n");
+           "  row is faster); steal%% = steals per spawn; parks = times a worker slept, per\n"
+           "  run; others = share of the CPUs other programs used during the runs (above 10%%,\n"
+           "  the row is disturbed); '*' = more workers than CPUs (oversubscribed).\n");
 }
 
 int main(int argc, char **argv)
