@@ -4,9 +4,9 @@
  * compiles as C11 and as C++. Every public name starts with ws_ or WS_.
  *
  * Errors. Functions that can fail at run time return 0 or a positive errno code (EINVAL,
- * ENOMEM, EAGAIN, ESHUTDOWN) and leave nothing half-made: if a submit fails, its function never
- * runs. A contract violation that would corrupt state (a NULL function, syncing a task twice or
- * out of order) prints one line on stderr naming the function, then aborts.
+ * ENOMEM, EAGAIN, ESHUTDOWN, EBUSY) and leave nothing half-made: if a submit fails, its function
+ * never runs. A contract violation that would corrupt state (a NULL function, syncing a task twice
+ * or out of order) prints one line on stderr naming the function, then aborts.
  *
  * The long reference is in docs/api.md.
  */
@@ -198,8 +198,15 @@ typedef struct ws_profile {
     uint64_t steals;        /* steals during the run */
 } ws_profile;
 
-/* ws_pool_run with work/span measurement. 0, EINVAL (NULL out), or as ws_pool_run. */
+/* ws_pool_run with work/span measurement of the fork-join computation fn(arg) (ws_join,
+ * ws_spawn/ws_sync and the loops built on them; group and detached jobs are not part of it).
+ * Any thread but the pool's own workers; blocks. Returns 0, EINVAL (NULL out, or called from a
+ * task of the pool), EBUSY (the pool is already being profiled), or as ws_pool_run. */
 WS_API int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out);
+/* The speedup bound of the work/span laws on `workers` workers: min(workers, T1/T-infinity). */
+WS_API double ws_profile_speedup_bound(const ws_profile *p, unsigned workers);
+/* An estimate that also charges steal costs: T1 / (T1/workers + burdened span). */
+WS_API double ws_profile_burdened_speedup(const ws_profile *p, unsigned workers);
 
 #ifdef __cplusplus
 }

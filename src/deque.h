@@ -26,9 +26,8 @@ typedef struct ws_deque_array {
 } ws_deque_array;
 
 typedef struct ws_deque {
-    /* Next index to steal. Written by thieves' CAS and by the owner's CAS on the last item;
-     * read by everyone. Only ever grows. */
-    alignas(WS_CACHE_LINE) _Atomic int64_t top;
+    /* bottom comes first: the owner's exchange on it in pop then needs no address arithmetic
+     * (the deque is the first member of a worker). */
     /* One past the newest item. Written by the owner only; read by thieves. */
     alignas(WS_CACHE_LINE) _Atomic int64_t bottom;
     /* Owner only: the current array's slots and mask, a private copy of what `array` holds, so
@@ -36,6 +35,9 @@ typedef struct ws_deque {
      * init and by growth, both by the owner. */
     _Atomic(void *) *owner_slot;
     size_t owner_mask;
+    /* Next index to steal. Written by thieves' CAS and by the owner's CAS on the last item;
+     * read by everyone. Only ever grows. */
+    alignas(WS_CACHE_LINE) _Atomic int64_t top;
     /* The current circular array. Written by the owner when it grows; read by everyone. */
     alignas(WS_CACHE_LINE) _Atomic(ws_deque_array *) array;
     ws_deque_array *retired;  /* owner only: arrays replaced by growth, freed at destroy */

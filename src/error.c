@@ -16,7 +16,8 @@
     X(EINVAL, "invalid argument")                                          \
     X(ENOMEM, "out of memory")                                             \
     X(EAGAIN, "resource temporarily unavailable (cannot create a thread)") \
-    X(ESHUTDOWN, "the pool is being destroyed")
+    X(ESHUTDOWN, "the pool is being destroyed")                            \
+    X(EBUSY, "the pool is already being profiled")
 
 const char *ws_strerror(int err)
 {

@@ -148,7 +148,8 @@ static ws__task *help_task(ws__worker *w)
     if (w->help_depth >= HELP_DEPTH_LIMIT)
         return NULL;
     bool more = false;
-    return ws__find_elsewhere(w, &more);
+    const char *what;
+    return ws__find_elsewhere(w, &more, &what);
 }
 
 void ws_group_wait(ws_group *group)
@@ -168,7 +169,7 @@ void ws_group_wait(ws_group *group)
         ws__task *t = w != NULL ? help_task(w) : NULL;
         if (t != NULL) {
             w->help_depth++;
-            ws__task_run_taken(w, t);
+            ws__task_run_taken(w, t, "job");
             w->help_depth--;
             b.round = 0;
         } else if (ws__backoff_step(&b)) {

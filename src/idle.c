@@ -168,7 +168,7 @@ static void leave_park(ws__idle *idle)
 
 /* Searcher w parks until woken. Returns a task found by the last look before sleeping (w is
  * then no longer a searcher), or NULL after waking up (w is a searcher again). */
-static ws__task *park(ws__worker *w)
+static ws__task *park(ws__worker *w, const char **what)
 {
     ws_pool *pool = w->pool;
     ws__idle *idle = &pool->idle;
@@ -181,7 +181,7 @@ static ws__task *park(ws__worker *w)
     ws_fetch_sub_seq_cst(&idle->searching, 1);
     ws_fetch_add_seq_cst(&idle->sleepers, 1);
     bool more = false;
-    ws__task *t = ws__find_elsewhere(w, &more);
+    ws__task *t = ws__find_elsewhere(w, &more, what);
     if (t != NULL) {
         /* seq_cst: as above. We are busy now, neither sleeping nor searching. */
         ws_fetch_sub_seq_cst(&idle->sleepers, 1);
@@ -191,15 +191,18 @@ static ws__task *park(ws__worker *w)
     }
     if (!pool_exiting(pool)) {
         ws__count(w, parks, 1);
+        uint64_t start = pool->trace != NULL ? ws__now_ns() : 0;
         /* acquire: as above; loop over spurious returns of futex_wait. */
         while (ws_load_acquire(&idle->epoch) == e)
             ws__futex_wait(&idle->epoch, e);
+        if (pool->trace != NULL)
+            ws__trace_park(w, start, ws__now_ns());
     }
     leave_park(idle);
     return NULL;
 }
 
-ws__task *ws__idle_find_work(ws__worker *w)
+ws__task *ws__idle_find_work(ws__worker *w, const char **what)
 {
     ws_pool *pool = w->pool;
     ws__backoff b = {0};
@@ -209,7 +212,7 @@ ws__task *ws__idle_find_work(ws__worker *w)
     ws_fetch_add_seq_cst(&pool->idle.searching, 1);
     for (;;) {
         bool more = false;
-        ws__task *t = ws__find_elsewhere(w, &more);
+        ws__task *t = ws__find_elsewhere(w, &more, what);
         if (t != NULL) {
             leave_search_busy(pool, more);
             return t;
@@ -218,7 +221,7 @@ ws__task *ws__idle_find_work(ws__worker *w)
             break;
         if (!ws__backoff_step(&b))
             continue;
-        t = park(w);
+        t = park(w, what);
         if (t != NULL)
             return t;
         b.round = 0;

@@ -64,6 +64,7 @@ enum {
     WS_TASK_TAKEN = 1,
     WS_TASK_DONE = 2,
     WS_TASK_WAITER = 4,
+    WS_TASK_PROFILED = 8, /* t->owner points to the ws__prof_slot the runner fills */
     WS_TASK_KIND_SHIFT = 4,
     WS_TASK_THIEF_SHIFT = 8,
     WS_TASK_SYNCED = 0x5d5d0003u,
@@ -92,10 +93,30 @@ _Static_assert(alignof(ws__task) <= alignof(ws_task), "ws_task must align a task
 
 /* Any thread. Runs t->fn on worker w (w may be NULL for tests) as a task taken from elsewhere
  * (a steal or an injector), then completes it according to its kind. */
-void ws__task_run_taken(struct ws__worker *w, ws__task *t);
+void ws__task_run_taken(struct ws__worker *w, ws__task *t, const char *what);
 /* Any thread; may block (spin, yield, then park). Returns when t is DONE. On a worker it helps
  * by leapfrogging: it steals only from the worker that took t. */
 void ws__task_wait(struct ws__worker *w, ws__task *t);
+
+/* ---- work and span (profile.c) --------------------------------------------------------- */
+
+/* Where a child's measured totals go (on the parent's stack for joins, on the heap for spawns):
+ * written by the thread that runs the child before the task completes. */
+typedef struct ws__prof_slot {
+    uint64_t work, span, bspan; /* the child's totals, ns */
+    uint64_t push_ns, start_ns; /* when it was pushed, and started: the steal cost if stolen */
+    uint64_t spawn_span, spawn_bspan; /* ws_spawn: the parent's span at the spawn point */
+} ws__prof_slot;
+
+/* All on the calling thread's current frame; no-ops when it has none (not profiling). */
+bool ws__prof_active(void);
+void ws__prof_strand_end(void);
+void ws__prof_strand_begin(void);
+/* Runs fn(arg) in a fresh frame; its totals and start time go to slot. */
+void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot);
+void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_stolen);
+void ws__prof_spawn_mark(ws__prof_slot *slot);
+void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen);
 
 /* ---- statistics (stats.c) ---------------------------------------------------------------- */
 
@@ -107,6 +128,7 @@ typedef struct ws__counters {
     WS_STATS_FIELDS(WS_COUNTER_FIELD_)
 #undef WS_COUNTER_FIELD_
     _Atomic uint64_t fast_joins;
+    _Atomic uint64_t strands; /* strands measured while profiling (profile.c) */
 } ws__counters;
 
 /* The calling worker adds to its own counter: relaxed, single writer (see atomics.h). */
@@ -124,11 +146,17 @@ typedef struct ws__worker {
      * are set before the thread starts. */
     alignas(WS_CACHE_LINE) ws_pool *pool;
     unsigned id;
-    uint64_t rng;         /* xorshift state for victim selection */
-    uint32_t picks;       /* scheduling picks, for the every-Nth injector check */
-    uint32_t help_depth;  /* nesting of unrelated work run inside waits (bounded) */
-    int64_t max_depth;    /* deepest this deque has been (published to counters on change) */
-    uint64_t depth_limit; /* max_depth - 1: what join.c's one-comparison test needs */
+    uint64_t rng;        /* xorshift state for victim selection */
+    uint32_t picks;      /* scheduling picks, for the every-Nth injector check */
+    uint32_t help_depth; /* nesting of unrelated work run inside waits (bounded) */
+    int64_t max_depth;   /* deepest this deque has been (published to counters on change) */
+    /* max_depth - 1, what join.c's one-comparison test reads on every join; 0 while profiling
+     * or tracing, which closes the fast path. Written by the owner (join.c), and to 0 by
+     * ws_pool_profile's thread; relaxed either way (see set_slow_mode in profile.c). */
+    _Atomic uint64_t depth_limit;
+    /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
+     * worker (relaxed). */
+    _Atomic uint32_t profiling;
     ws__thread thread;
     bool started; /* the thread was created (pool.c, under creation only) */
     bool spare;   /* a spare worker for blocked tasks (group.c) */
@@ -147,8 +175,9 @@ extern _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 void *ws__worker_main(void *worker);
 /* Worker w: one attempt at finding a task anywhere but its own deque (high-priority queue,
  * injector, then one round of steals from random victims). NULL if none was found. Sets
- * *more_work when the place it took from still seems to hold work. */
-ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work);
+ * *more_work when the place it took from still seems to hold work, and *what to "injected" or
+ * "stolen" (for the trace). */
+ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what);
 /* Worker w takes one task from injector q, counting it. */
 ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
 /* Worker w steals once from victim v, counting the attempt. */
@@ -181,9 +210,12 @@ void ws__idle_notify(ws_pool *pool);
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
 /* Any thread: wakes every parked worker (shutdown, spare management). */
 void ws__idle_wake_all(ws_pool *pool);
-/* Worker w, with nothing to do: spins, yields, then parks until work appears. Returns a task,
- * or NULL when the pool is stopping and no work is left. */
-ws__task *ws__idle_find_work(ws__worker *w);
+/* Worker w, with nothing to do: spins, yields, then parks until work appears. Returns a task
+ * (and its source in *what, as ws__find_elsewhere), or NULL when the pool is stopping and no work
+ * is left. */
+ws__task *ws__idle_find_work(ws__worker *w, const char **what);
+/* Worker w: recomputes its depth_limit after max_depth, profiling or tracing changed. */
+void ws__worker_update_depth_limit(ws__worker *w);
 /* The waiting ladder for one condition: spins, yields, then parks on *word while it equals the
  * value `park_value` read back after `prepare` returned true. Used by task waits. */
 typedef struct ws__backoff {
@@ -191,6 +223,34 @@ typedef struct ws__backoff {
 } ws__backoff;
 /* Returns true when the caller should park now (the spin and yield budget is spent). */
 bool ws__backoff_step(ws__backoff *b);
+
+/* ---- tracing (trace.c) ------------------------------------------------------------------ */
+/* WS_TRACE=FILE: every pool records task runs, steals and parks in a ring buffer per worker
+ * (oldest events dropped, with a count), and appends them to FILE in the Chrome trace-event JSON
+ * format when it is destroyed; the JSON array is closed at process exit. Each worker writes only
+ * its own ring, so recording takes no lock; the rings are read after the workers have stopped.
+ * When tracing is off, pool->trace is NULL and the hooks are never called: the callers test
+ * pool->trace on their rare paths only, and fork-join takes its general path while tracing (the
+ * fast path is closed by setting every worker's depth_limit to 0), so the fast path pays
+ * nothing. */
+
+typedef struct ws__trace ws__trace; /* defined in trace.c */
+
+/* Any thread, at pool creation (before workers start): reads WS_TRACE and, if set, allocates
+ * pool->trace with one ring per worker slot (workers and spares). 0, or ENOMEM (nothing
+ * allocated). Unset or empty WS_TRACE: 0, and pool->trace stays NULL. */
+int ws__trace_pool_init(ws_pool *pool);
+/* At pool destroy, after every worker thread has been joined: appends the pool's events to the
+ * trace file and frees pool->trace. NULL-safe. Also used on a failed creation. */
+void ws__trace_pool_finish(ws_pool *pool);
+/* Worker w only (its own ring). Times are ws__now_ns() values. `what` is a static string:
+ * "join" (a join child run inline), "spawn" (a spawned child run at ws_sync), "stolen", "injected"
+ * (an external job), "leapfrog" (stolen while waiting at a join). */
+void ws__trace_task(ws__worker *w, const char *what, ws_fn fn, uint64_t start_ns, uint64_t end_ns);
+/* Worker `thief` only: it stole a task from `victim` at time ns. */
+void ws__trace_steal(ws__worker *thief, ws__worker *victim, uint64_t ns);
+/* Worker w only: it was parked from start_ns to end_ns. */
+void ws__trace_park(ws__worker *w, uint64_t start_ns, uint64_t end_ns);
 
 /* ---- the injector (injector.c) ----------------------------------------------------------- */
 
@@ -235,8 +295,9 @@ struct ws_pool {
     _Atomic uint32_t spares_started; /* spare slots with a thread; written under spare_lock */
     pthread_mutex_t spare_lock;      /* guards starting, waking and retiring spares (group.c) */
 
-    struct ws__profile_state *profile; /* non-NULL while ws_pool_profile runs (profile.c) */
-    struct ws__trace *trace;           /* non-NULL when WS_TRACE is set (trace.c) */
+    _Atomic uint32_t profiling; /* 1 while ws_pool_profile runs (profile.c) */
+    ws__trace *trace;           /* non-NULL when WS_TRACE is set (trace.c) */
+    unsigned serial;            /* the pool's number in this process, from 1 (trace pid) */
 };
 
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool)

@@ -28,10 +28,11 @@
 /* The innermost unsynced ws_spawn of this thread: the spawn stack that ws_sync checks. */
 static _Thread_local ws__task *spawn_top WS_TLS_FAST;
 
-/* Flags of a spawned task record. */
+/* Flags of a spawned task record (next to WS_HIGH_PRIORITY). */
 enum {
-    SPAWN_IN_DEQUE = 1u << 8, /* pushed on the worker's deque: ws_sync pops it */
-    SPAWN_EXTERNAL = 1u << 9, /* injected into t->owner (a pool): ws_sync releases it */
+    SPAWN_IN_DEQUE = 1u << 8,  /* pushed on the worker's deque: ws_sync pops it */
+    SPAWN_EXTERNAL = 1u << 9,  /* injected into t->owner (a pool): ws_sync releases it */
+    SPAWN_PROFILED = 1u << 10, /* t->owner is a ws__prof_slot: ws_sync merges and frees it */
 };
 
 static inline void task_init(ws__task *t, ws_fn fn, void *arg)
@@ -68,14 +69,34 @@ static void complete(ws__task *t)
     }
 }
 
-void ws__task_run_taken(ws__worker *w, ws__task *t)
+/* Runs fn(arg) for worker w as a traced task when the pool is traced. */
+static void run_traced(ws__worker *w, const char *what, ws_fn fn, void *arg)
+{
+    uint64_t start = ws__now_ns();
+    fn(arg);
+    ws__trace_task(w, what, fn, start, ws__now_ns());
+}
+
+/* Runs the child function of t inline on w, measured and traced as the pool asks. */
+static void run_child(ws__worker *w, ws__task *t, const char *what)
+{
+    /* relaxed: the PROFILED bit was set before the task was published. */
+    if (WS_UNLIKELY(ws_load_relaxed(&t->state) & WS_TASK_PROFILED))
+        ws__prof_run_child(t->fn, t->arg, t->owner);
+    else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL))
+        run_traced(w, what, t->fn, t->arg);
+    else
+        t->fn(t->arg);
+}
+
+void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
 {
     /* relaxed: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
      * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. */
     if (w != NULL)
         ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__task *saved = spawn_top;
-    t->fn(t->arg);
+    run_child(w, t, what);
     if (WS_UNLIKELY(spawn_top != saved))
         ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
     complete(t);
@@ -120,7 +141,7 @@ void ws__task_wait(ws__worker *w, ws__task *t)
             return;
         ws__task *u = w != NULL ? leapfrog(w, t) : NULL;
         if (u != NULL) {
-            ws__task_run_taken(w, u);
+            ws__task_run_taken(w, u, "leapfrog");
             b.round = 0;
         } else if (ws__backoff_step(&b)) {
             park_on_task(w, t, s);
@@ -129,11 +150,20 @@ void ws__task_wait(ws__worker *w, ws__task *t)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Fork and join on a worker                                                                 */
+/* Pushing and popping on a worker                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
+void ws__worker_update_depth_limit(ws__worker *w)
+{
+    /* relaxed: read only by this worker; ws_pool_profile's thread may store 0 concurrently,
+     * which sends this worker back here on its next join. */
+    bool slow = ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
+    ws_store_relaxed(&w->depth_limit, slow || w->max_depth == 0 ? 0u : (uint64_t)w->max_depth - 1);
+}
+
 /* The rare outcomes of a push: the deque could not grow (false: the caller runs the child
- * inline), it was empty (wake an idle worker), or it is deeper than ever (statistics). */
+ * inline), it was empty (wake an idle worker), it is deeper than ever (statistics), or the fast
+ * path is closed for profiling or tracing (depth_limit 0). */
 static WS_NOINLINE bool push_rare(ws__worker *w, int64_t before)
 {
     if (before < 0) {
@@ -143,10 +173,10 @@ static WS_NOINLINE bool push_rare(ws__worker *w, int64_t before)
     ws__count(w, spawns, 1);
     if (before >= w->max_depth) {
         w->max_depth = before + 1;
-        w->depth_limit = (uint64_t)before;
         /* relaxed store: a statistic with one writer (this worker). */
         ws_store_relaxed(&w->counters.max_deque_depth, (uint64_t)before + 1);
     }
+    ws__worker_update_depth_limit(w);
     if (before == 0)
         ws__idle_notify(w->pool);
     return true;
@@ -154,11 +184,12 @@ static WS_NOINLINE bool push_rare(ws__worker *w, int64_t before)
 
 /* True when a push that found `before` items needs push_rare: one unsigned comparison catches
  * all the cases (before - 1 wraps around for -1 and 0; a full deque has before >= capacity >=
- * max_depth). A push onto a non-empty deque wakes nobody: whoever emptied it is awake and will
- * look again. */
+ * max_depth; depth_limit 0 makes every push rare). A push onto a non-empty deque wakes nobody:
+ * whoever emptied it is awake and will look again. */
 static inline bool push_is_rare(ws__worker *w, int64_t before)
 {
-    return WS_UNLIKELY((uint64_t)before - 1 >= w->depth_limit);
+    /* relaxed: see ws__worker_update_depth_limit. */
+    return WS_UNLIKELY((uint64_t)before - 1 >= ws_load_relaxed(&w->depth_limit));
 }
 
 /* Worker w pushes t; false if the deque could not grow (the caller then runs it inline). */
@@ -171,13 +202,41 @@ static inline bool push_task(ws__worker *w, ws__task *t)
     return true;
 }
 
-/* The child t of worker w was not popped back: p is what the pop found instead. */
-static WS_NOINLINE void join_stolen(ws__worker *w, ws__task *t, ws__task *p, const char *function)
+/* The pop at a join found p instead of the child t. Jobs that the parent's code submitted to a
+ * group from this worker sit above t: run them (they are the frame's own work) and pop again.
+ * Returns t if it was still there, or NULL if a thief took it. */
+static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task *p,
+                                           const char *function)
 {
-    if (p != NULL)
-        ws__contract_violation(function, "the deque holds a task that was never synced");
-    ws__task_wait(w, t);
+    while (p != NULL && p != t) {
+        /* relaxed: p's state was published by its push, which this thread made. */
+        uint32_t kind = ws_load_relaxed(&p->state) >> WS_TASK_KIND_SHIFT & 3u;
+        if (kind != WS_KIND_GROUP)
+            ws__contract_violation(function, "the deque holds a task that was never synced");
+        ws__count(w, pops, 1);
+        ws__task_run_taken(w, p, "job");
+        p = ws__wdeque_pop(&w->deque);
+    }
+    return p;
 }
+
+/* The end of a join on worker w whose child t was pushed (and not popped back by the fast
+ * path): pop it back and run it, or wait for the thief that took it. True if it was stolen. */
+static bool join_finish(ws__worker *w, ws__task *t, const char *function, const char *what)
+{
+    ws__task *p = pop_past_jobs(w, t, ws__wdeque_pop(&w->deque), function);
+    if (p == t) {
+        ws__count(w, pops, 1);
+        run_child(w, t, what);
+        return false;
+    }
+    ws__task_wait(w, t);
+    return true;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* ws_join                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
 
 struct join_args {
     ws_fn a, b;
@@ -202,17 +261,36 @@ static WS_NOINLINE void join_outside(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     }
 }
 
-/* The end of a join on worker w whose child t was pushed: pop it back and run it, or wait for
- * the thief that took it. */
-static inline void join_finish(ws__worker *w, ws__task *t, const char *function)
+/* A join while the pool is profiled or traced: each half runs in its own frame (profile) or as
+ * a traced task, and the frame's totals are combined by the join rule of profile.c. */
+static void join_instrumented(ws__worker *w, ws_fn a, void *a_arg, ws__task *t)
 {
-    ws__task *p = ws__wdeque_pop(&w->deque);
-    if (WS_LIKELY(p == t)) {
-        ws__count(w, pops, 1);
-        t->fn(t->arg);
-        return;
+    bool profiled = ws__prof_active();
+    ws__prof_slot sa = {0}, sb = {0};
+    t->flags = 0;
+    if (profiled) {
+        ws__prof_strand_end();
+        /* relaxed: not published yet (the push's release store does it). */
+        ws_store_relaxed(&t->state, ws_load_relaxed(&t->state) | WS_TASK_PROFILED);
+        t->owner = &sb;
+        sb.push_ns = ws__now_ns();
     }
-    join_stolen(w, t, p, function);
+    bool pushed = push_task(w, t);
+    if (profiled)
+        ws__prof_run_child(a, a_arg, &sa);
+    else if (w->pool->trace != NULL)
+        run_traced(w, "join", a, a_arg);
+    else
+        a(a_arg);
+    bool stolen = false;
+    if (pushed)
+        stolen = join_finish(w, t, "ws_join", "join");
+    else
+        run_child(w, t, "join");
+    if (profiled) {
+        ws__prof_join_merge(&sa, &sb, stolen);
+        ws__prof_strand_begin();
+    }
 }
 
 /* A join whose push has a rare outcome (see push_rare): the general path. */
@@ -220,20 +298,26 @@ static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn 
 {
     ws__task t;
     task_init(&t, b, b_arg);
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL)) {
+        join_instrumented(w, a, a_arg, &t);
+        return;
+    }
+    t.flags = 0;
     if (!push_task(w, &t)) {
         a(a_arg);
         b(b_arg);
         return;
     }
     a(a_arg);
-    join_finish(w, &t, "ws_join");
+    join_finish(w, &t, "ws_join", "join");
 }
 
-/* The fast path: the deque is neither empty nor full nor deeper than ever, so the push needs no
- * check and no call. Every other case goes to out-of-line functions as tail calls, so nothing
- * lives in callee-saved registers across a(): the worker pointer is reloaded from thread-local
- * storage, and b, b_arg are read back from t. The child counts as a spawn and a pop in one
- * counter (fast_joins). */
+/* The fast path: the deque is neither empty nor full nor deeper than ever, and the pool is
+ * neither profiled nor traced, so the push needs no check and no call. Every other case goes to
+ * out-of-line functions as tail calls, so nothing lives in callee-saved registers across a():
+ * the worker pointer is reloaded from thread-local storage, and b, b_arg are read back from t.
+ * The child counts as a spawn and a pop in one counter (fast_joins). */
 void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
 {
     ws__worker *w = ws__tls_worker;
@@ -244,7 +328,10 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     if (WS_UNLIKELY(a == NULL || b == NULL))
         ws__contract_violation("ws_join", "NULL function");
     int64_t bottom = ws__wdeque_owner_bottom(&w->deque);
-    if (push_is_rare(w, ws__wdeque_owner_size(&w->deque, bottom))) {
+    /* push_is_rare's test, written as (bottom - 1) - top, which saves an instruction. */
+    int64_t before_minus_1 = ws__wdeque_owner_size(&w->deque, bottom - 1);
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (WS_UNLIKELY((uint64_t)before_minus_1 >= ws_load_relaxed(&w->depth_limit))) {
         join_general(w, a, a_arg, b, b_arg);
         return;
     }
@@ -260,7 +347,13 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
-    join_stolen(w, &t, p, "ws_join");
+    p = pop_past_jobs(w, &t, p, "ws_join");
+    if (p == &t) {
+        ws__count(w, pops, 1);
+        t.fn(t.arg);
+        return;
+    }
+    ws__task_wait(w, &t);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -280,13 +373,39 @@ static WS_NOINLINE void spawn_outside(ws__task *t)
     ws__pool_inject(pool, t);
 }
 
+/* Pushes spawned task t on w, or runs it now if the deque cannot grow. */
+static void spawn_push(ws__worker *w, ws__task *t)
+{
+    if (WS_LIKELY(push_task(w, t)))
+        return;
+    t->flags &= ~SPAWN_IN_DEQUE;
+    run_child(w, t, "spawn");
+    ws_store_relaxed(&t->state, WS_TASK_DONE); /* relaxed: read by this thread only */
+}
+
+/* ws_spawn while the pool is profiled: the spawn point's span goes in a slot for ws_sync. */
+static WS_NOINLINE void spawn_profiled(ws__worker *w, ws__task *t)
+{
+    ws__prof_slot *slot = ws__prof_active() ? ws__malloc(sizeof *slot) : NULL;
+    if (slot != NULL) {
+        ws__prof_strand_end();
+        ws__prof_spawn_mark(slot);
+        /* relaxed: not published yet (the push's release store does it). */
+        ws_store_relaxed(&t->state, ws_load_relaxed(&t->state) | WS_TASK_PROFILED);
+        t->flags |= SPAWN_PROFILED;
+        t->owner = slot;
+    }
+    spawn_push(w, t);
+    if (slot != NULL)
+        ws__prof_strand_begin();
+}
+
 void ws_spawn(ws_task *task, ws_fn fn, void *arg)
 {
     if (WS_UNLIKELY(task == NULL || fn == NULL))
         ws__contract_violation("ws_spawn", "NULL task or function");
     ws__task *t = (ws__task *)task;
     task_init(t, fn, arg);
-    t->flags = 0;
     t->prev_spawn = spawn_top;
     spawn_top = t;
     ws__worker *w = ws__tls_worker;
@@ -295,11 +414,12 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
         return;
     }
     t->flags = SPAWN_IN_DEQUE;
-    if (WS_UNLIKELY(!push_task(w, t))) {
-        t->flags = 0;
-        fn(arg);
-        ws_store_relaxed(&t->state, WS_TASK_DONE); /* relaxed: read by this thread only */
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0)) {
+        spawn_profiled(w, t);
+        return;
     }
+    spawn_push(w, t);
 }
 
 static WS_COLD void sync_violation(ws__task *t)
@@ -313,18 +433,33 @@ static WS_COLD void sync_violation(ws__task *t)
                                       "(sync in reverse spawn order)");
 }
 
+/* ws_sync of a profiled spawn: the child's totals merge by the sync rule of profile.c. */
+static WS_NOINLINE void sync_profiled(ws__task *t)
+{
+    ws__prof_slot *slot = t->owner;
+    ws__prof_strand_end();
+    bool stolen = false;
+    if (t->flags & SPAWN_IN_DEQUE)
+        stolen = join_finish(ws__tls_worker, t, "ws_sync", "spawn");
+    ws__prof_sync_merge(slot, stolen);
+    ws__free(slot);
+    ws__prof_strand_begin();
+}
+
 void ws_sync(ws_task *task)
 {
     ws__task *t = (ws__task *)task;
     if (WS_UNLIKELY(t == NULL || t != spawn_top))
         sync_violation(t);
     spawn_top = t->prev_spawn;
-    if (WS_LIKELY(t->flags & SPAWN_IN_DEQUE)) {
-        join_finish(ws__tls_worker, t, "ws_sync");
-    } else {
+    /* The flags, not the state: a thief's completion overwrites the state's PROFILED bit. */
+    if (WS_UNLIKELY(t->flags & SPAWN_PROFILED)) {
+        sync_profiled(t);
+    } else if (t->flags & SPAWN_IN_DEQUE) {
+        join_finish(ws__tls_worker, t, "ws_sync", "spawn");
+    } else if (t->flags & SPAWN_EXTERNAL) {
         ws__task_wait(NULL, t);
-        if (t->flags & SPAWN_EXTERNAL)
-            ws__pool_release(t->owner);
+        ws__pool_release(t->owner);
     }
     /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
     ws_store_relaxed(&t->state, WS_TASK_SYNCED);

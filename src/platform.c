@@ -121,6 +121,13 @@ uint64_t ws__now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t ws__thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Futex-style wait and wake                                                                 */
 /* ---------------------------------------------------------------------------------------- */

@@ -61,7 +61,8 @@ void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected);
 int ws__futex_wake(_Atomic uint32_t *addr, int n);
 
 /* ---- time ---- */
-uint64_t ws__now_ns(void); /* monotonic */
+uint64_t ws__now_ns(void);        /* monotonic */
+uint64_t ws__thread_cpu_ns(void); /* CPU time of the calling thread (a system call, ~0.4 us) */
 
 /* ---- memory ---- */
 /* malloc/calloc/free, through one place so that tests can make allocations fail. */

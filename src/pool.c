@@ -119,8 +119,7 @@ static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
     w->pool = pool;
     w->id = id;
     w->spare = spare;
-    w->max_depth = 1; /* push_is_rare's single comparison needs max_depth >= 1 */
-    w->depth_limit = 0;
+    ws_store_relaxed(&w->depth_limit, 0u); /* relaxed: before the thread starts */
     /* Distinct non-zero seeds (xorshift must not start at 0). */
     w->rng = 0x9E3779B97F4A7C15ull * (id + 1) ^ (uintptr_t)w;
     if (w->rng == 0)
@@ -145,6 +144,7 @@ static void pool_teardown(ws_pool *pool)
         }
         ws__thread_join(w->thread);
     }
+    ws__trace_pool_finish(pool);
     for (unsigned i = 0; i < total && pool->workers != NULL; i++) {
         ws__worker *w = pool->workers[i];
         if (w == NULL)
@@ -168,6 +168,9 @@ static int pool_start_workers(ws_pool *pool)
     }
     return 0;
 }
+
+/* Pools created in this process so far: a pool's serial number names it in traces. */
+static _Atomic unsigned pool_serials;
 
 int ws_pool_create(ws_pool **out, const ws_config *config)
 {
@@ -204,6 +207,14 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     }
     if (pool->workers == NULL)
         goto fail;
+    pool->serial = ws_fetch_add_relaxed(&pool_serials, 1) + 1; /* relaxed: a unique number */
+    err = ws__trace_pool_init(pool);
+    if (err != 0)
+        goto fail;
+    if (pool->trace != NULL) {
+        for (unsigned i = 0; i < n + spares; i++)
+            ws__worker_update_depth_limit(pool->workers[i]);
+    }
     err = pool_start_workers(pool);
     if (err != 0)
         goto fail;

@@ -37,6 +37,8 @@ ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
     ws__task *t = ws__wdeque_steal(&v->deque);
     if (t != NULL) {
         ws__count(w, steals, 1);
+        if (WS_UNLIKELY(w->pool->trace != NULL))
+            ws__trace_steal(w, v, ws__now_ns());
     }
     return t;
 }
@@ -71,7 +73,7 @@ ws__task *ws__take_injected(ws__worker *w, ws__injector *q)
     return t;
 }
 
-ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work)
+ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
 {
     ws_pool *pool = w->pool;
     ws__task *t = ws__take_injected(w, &pool->urgent);
@@ -79,15 +81,19 @@ ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work)
         t = ws__take_injected(w, &pool->injector);
     if (t != NULL) {
         *more_work = ws__injector_maybe_nonempty(&pool->injector);
+        *what = "injected";
         return t;
     }
+    *what = "stolen";
     return steal_round(w, more_work);
 }
 
-/* The worker loop's choice of its next task; NULL when the pool exits. */
-static ws__task *next_task(ws__worker *w)
+/* The worker loop's choice of its next task, and its source in *what; NULL when the pool
+ * exits. */
+static ws__task *next_task(ws__worker *w, const char **what)
 {
     ws_pool *pool = w->pool;
+    *what = "injected";
     ws__task *t = ws__take_injected(w, &pool->urgent);
     if (t == NULL && ++w->picks % FAIR_PERIOD == 0)
         t = ws__take_injected(w, &pool->injector);
@@ -96,16 +102,17 @@ static ws__task *next_task(ws__worker *w)
     t = ws__wdeque_pop(&w->deque);
     if (t != NULL) {
         ws__count(w, pops, 1);
+        *what = "job";
         return t;
     }
     bool more = false;
-    t = ws__find_elsewhere(w, &more);
+    t = ws__find_elsewhere(w, &more, what);
     if (t != NULL) {
         if (more)
             ws__idle_notify(pool);
         return t;
     }
-    return ws__idle_find_work(w);
+    return ws__idle_find_work(w, what);
 }
 
 void *ws__worker_main(void *arg)
@@ -115,10 +122,11 @@ void *ws__worker_main(void *arg)
     for (;;) {
         if (w->spare && ws__spare_should_retire(w))
             break;
-        ws__task *t = next_task(w);
+        const char *what;
+        ws__task *t = next_task(w, &what);
         if (t == NULL)
             break;
-        ws__task_run_taken(w, t);
+        ws__task_run_taken(w, t, what);
     }
     ws__tls_worker = NULL;
     return NULL;

@@ -13,6 +13,7 @@
 
 #define WS_TEST_FAIL(...)                                                                        \
     do {                                                                                         \
+        fflush(stdout);                                                                          \
         fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                                    \
         fprintf(stderr, __VA_ARGS__);                                                            \
         fputc('\n', stderr);                                                                     \
