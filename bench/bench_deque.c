@@ -211,18 +211,30 @@ typedef struct steal_run {
     uint64_t end_ns; /* written by the thief, read by the owner after the join */
 } steal_run;
 
+/* A failed wait: pause, and after a while give up the time slice, so that on a loaded machine
+ * (or with the other side descheduled) the run does not spin away whole slices. */
+static void backoff(unsigned *count)
+{
+    if (++*count % 256 == 0)
+        ws__thread_yield();
+    else
+        ws__cpu_relax();
+}
+
 BENCH_INLINE void thief_body(const bench_ops *ops, steal_run *run)
 {
     /* acquire: pairs with the owner's release store of go; the deque is initialised. */
     while (!ws_load_acquire(&run->go))
         ws__cpu_relax();
     uint64_t got = 0;
+    unsigned misses = 0;
     while (got < run->n) {
         if (ops->steal(run->q) != NULL) {
             if (++got % PUBLISH_EVERY == 0)
                 ws_store_relaxed(&run->stolen, got); /* relaxed: a progress count only */
+            misses = 0;
         } else {
-            ws__cpu_relax();
+            backoff(&misses);
         }
     }
     run->end_ns = ws__now_ns();
@@ -259,8 +271,9 @@ BENCH_INLINE double steal_body(const bench_ops *ops, void *(*thief)(void *), uin
     for (uint64_t i = 0; i < n; i++) {
         if (i % PUBLISH_EVERY == 0) {
             /* relaxed: a progress count; a stale value only makes us wait a little longer */
+            unsigned waits = 0;
             while (i - ws_load_relaxed(&run->stolen) > BACKLOG)
-                ws__cpu_relax();
+                backoff(&waits);
         }
         if (WS_UNLIKELY(ops->push(run->q, &tokens[i & (TOKENS - 1)]) != 0))
             die("push", ENOMEM);
