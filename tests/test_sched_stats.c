@@ -8,7 +8,9 @@
  *   each ws_pool_run from outside is one job taken from the injector;
  *   on one worker nothing can be stolen (steals == 0, pops == spawns), and the deque is at its
  *   deepest, n - 1 jobs, at the bottom of the leftmost path.
- * ws_spawn is checked the same way with a flat loop of spawns.
+ * ws_spawn is checked the same way with a flat loop of spawns, and a loop of joins of two
+ * trivial functions, which never has more than one job on the deque, must report a deepest
+ * deque of exactly 1.
  *
  * usage: test_sched_stats [n]
  */
@@ -30,6 +32,8 @@ static void check_consistent(const ws_stats *st)
     ASSERT_LE(st->leapfrogs, st->steals);
     ASSERT_UEQ(st->pops + st->steals, st->spawns);
     ASSERT_UEQ(st->inline_runs, 0);
+    if (st->spawns > 0)
+        ASSERT_GE(st->max_deque_depth, 1);
 }
 
 typedef struct flat {
@@ -51,6 +55,35 @@ static void flat_spawns(void *p)
     for (int i = f->n; i-- > 0;)
         ws_sync(&tasks[i]);
     f->ran = 1;
+}
+
+static void nothing(void *p)
+{
+    (void)p;
+}
+
+static void shallow_joins(void *p)
+{
+    int n = *(int *)p;
+    for (int i = 0; i < n; i++)
+        ws_join(nothing, NULL, nothing, NULL);
+}
+
+/* Joins that keep the deque at most one deep. */
+static void shallow_case(unsigned workers)
+{
+    ws_pool *pool = sched_pool(workers);
+    int n = 100;
+    ASSERT_OK(ws_pool_run(pool, shallow_joins, &n));
+    ws_stats st;
+    ws_pool_stats(pool, &st);
+    char what[64];
+    snprintf(what, sizeof what, "%d shallow joins on %u worker(s)", n, workers);
+    print_stats(what, &st);
+    ASSERT_UEQ(st.spawns, (uint64_t)n);
+    ASSERT_UEQ(st.max_deque_depth, 1);
+    check_consistent(&st);
+    ws_pool_destroy(pool);
 }
 
 static void fib_case(unsigned workers, int n, int runs)
@@ -96,6 +129,7 @@ static void fib_case(unsigned workers, int n, int runs)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
 #if defined(WS_SANITIZED)
     int n = 20;
 #else
@@ -104,6 +138,8 @@ int main(int argc, char **argv)
     if (argc > 1)
         n = atoi(argv[1]);
     ASSERT(n >= 3 && n <= 60);
+    shallow_case(1);
+    shallow_case(2);
     fib_case(1, n, 2);
     fib_case(2, n, 3);
     fib_case(4, n, 2);
