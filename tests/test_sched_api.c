@@ -190,6 +190,7 @@ static void check_default_pool(void)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
     ASSERT_EQ(ws_worker_id(), -1);
     int plain = -2;
     pthread_t t;

@@ -365,6 +365,7 @@ static void run_violations(const violation *v, size_t n)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
     if (argc < 2) {
         fprintf(stderr, "usage: %s CASE\n", argv[0]);
         return 2;

@@ -81,8 +81,9 @@ static void run_on_default_pool(int n, int repeats)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
 #if defined(WS_SANITIZED)
-    int n = 22;
+    int n = 26;
 #else
     int n = 28;
 #endif

@@ -44,6 +44,7 @@ static double idle_second(ws_pool *pool, unsigned settle_ms)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
     unsigned workers = argc > 1 ? (unsigned)atoi(argv[1]) : 4;
     double bound = argc > 2 ? atof(argv[2]) : 0.1;
     ASSERT(workers >= 1 && workers <= WS_MAX_WORKERS);

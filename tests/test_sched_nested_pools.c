@@ -18,7 +18,7 @@
 #include <stdatomic.h>
 
 #if defined(WS_SANITIZED)
-#define FIB_N 14
+#define FIB_N 17
 #else
 #define FIB_N 20
 #endif
@@ -145,7 +145,8 @@ static void step(ws_pool *on, ws_fn fn, void *arg, ws_pool *a, uint64_t a_spawns
 
 int main(int argc, char **argv)
 {
-    int rounds = argc > 1 ? atoi(argv[1]) : (int)test_scaled(20, 3);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
+    int rounds = argc > 1 ? atoi(argv[1]) : (int)test_scaled(20, 5);
     ws_pool *a = sched_pool(2);
     ws_pool *b = sched_pool(3);
     ctx c = {a, b, FIB_N};

@@ -21,7 +21,8 @@ static void trivial(void *p)
 
 int main(int argc, char **argv)
 {
-    uint64_t k = argc > 1 ? strtoull(argv[1], NULL, 0) : test_scaled(1000, 50);
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
+    uint64_t k = argc > 1 ? strtoull(argv[1], NULL, 0) : test_scaled(1000, 200);
     uint64_t seed = test_seed("test_sched_pool_churn");
     uint64_t rng = seed | 1;
     int threads_before = sched_thread_baseline();

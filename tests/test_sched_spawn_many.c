@@ -68,6 +68,7 @@ static void spawner(void *p)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
     unsigned workers = argc > 1 ? (unsigned)atoi(argv[1]) : 4;
     size_t n = argc > 2 ? (size_t)strtoull(argv[2], NULL, 0) : (size_t)1000000;
     ASSERT(workers >= 1 && workers <= WS_MAX_WORKERS);

@@ -89,8 +89,9 @@ static void *submit_loop(void *p)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
     unsigned workers = argc > 1 ? (unsigned)atoi(argv[1]) : 2;
-    uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 0) : test_scaled(100000, 2000);
+    uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 0) : test_scaled(100000, 20000);
     unsigned nsub = argc > 3 ? (unsigned)atoi(argv[3]) : 3;
     ASSERT(workers >= 1 && workers <= WS_MAX_WORKERS);
     ASSERT(nsub >= 1 && nsub <= 64);
