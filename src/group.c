@@ -30,10 +30,6 @@ _Static_assert(sizeof(ws__group) <= sizeof(ws_group), "ws_group must hold a grou
 
 enum { JOB_ADMITTED = 1u << 12 }; /* counted in the pool's pending external work */
 
-/* Nesting limit for helping with unrelated work inside ws_group_wait: each level may add a
- * frame, so the stack stays bounded. */
-enum { HELP_DEPTH_LIMIT = 8 };
-
 /* ---------------------------------------------------------------------------------------- */
 /* Submission                                                                                */
 /* ---------------------------------------------------------------------------------------- */
@@ -137,15 +133,23 @@ void ws__group_job_done(ws__task *t)
 /* ---------------------------------------------------------------------------------------- */
 
 /* Worker w, waiting for a group: one task to help with, or NULL. Its own deque first (most
- * likely the group's jobs), then, within the nesting limit, anything else. */
-static ws__task *help_task(ws__worker *w)
+ * likely the group's jobs), except on fairness turns; then, within the nesting limit, external
+ * work and steals. *nested tells whether the task counts as nested help. */
+static ws__task *help_task(ws__worker *w, bool *nested)
 {
-    ws__task *t = ws__wdeque_pop(&w->deque);
+    ws__task *t;
+    *nested = true;
+    if (ws__fair_turn(w) && (t = ws__help_external(w)) != NULL)
+        return t;
+    t = ws__wdeque_pop(&w->deque);
     if (t != NULL) {
         ws__count(w, pops, 1);
+        *nested = false;
         return t;
     }
-    if (w->help_depth >= HELP_DEPTH_LIMIT)
+    if ((t = ws__help_external(w)) != NULL)
+        return t;
+    if (!ws__may_help(w))
         return NULL;
     bool more = false;
     const char *what;
@@ -166,11 +170,13 @@ void ws_group_wait(ws_group *group)
         uint32_t n = ws_load_acquire(&g->pending);
         if (n == 0)
             return;
-        ws__task *t = w != NULL ? help_task(w) : NULL;
+        bool nested = false;
+        ws__task *t = w != NULL ? help_task(w, &nested) : NULL;
         if (t != NULL) {
-            w->help_depth++;
-            ws__task_run_taken(w, t, "job");
-            w->help_depth--;
+            if (nested)
+                ws__run_helping(w, t, "job");
+            else
+                ws__task_run_taken(w, t, "job");
             b.round = 0;
         } else if (ws__backoff_step(&b)) {
             if (w != NULL)

@@ -178,6 +178,16 @@ void *ws__worker_main(void *worker);
  * *more_work when the place it took from still seems to hold work, and *what to "injected" or
  * "stolen" (for the trace). */
 ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what);
+/* Worker w is picking work (its loop, or a wait that helps): true on every FAIR_PERIOD-th pick,
+ * when the injectors must be looked at first. */
+bool ws__fair_turn(ws__worker *w);
+/* Worker w, waiting: may it run unrelated work (is its helping nested shallowly enough)? */
+bool ws__may_help(const ws__worker *w);
+/* Worker w, waiting: an external task to help with (high priority first), or NULL, also when
+ * helping is nested too deep already. */
+ws__task *ws__help_external(ws__worker *w);
+/* Worker w runs t, which it picked while waiting for something else (counts the nesting). */
+void ws__run_helping(ws__worker *w, ws__task *t, const char *what);
 /* Worker w takes one task from injector q, counting it. */
 ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
 /* Worker w steals once from victim v, counting the attempt. */

@@ -15,7 +15,9 @@
  * is what the space bound S_P <= P * S_1 needs. Stealing arbitrary work here could pile
  * unrelated frames on top of the waiting one without limit. When there is nothing to leapfrog,
  * the joiner spins, yields, and finally parks on the task's state word; the thief wakes it when
- * the child completes. docs/scheduler.md discusses the choice.
+ * the child completes. For fairness, every FAIR_PERIOD-th pick of a waiting joiner looks at the
+ * injectors first (worker.c), within a nesting limit that keeps its stack bounded.
+ * docs/scheduler.md discusses the choice.
  *
  * Task completion. The runner of a taken task publishes DONE with a release exchange; the old
  * value tells it whether a waiter parked (WS_TASK_WAITER) and needs a futex wake. The waiter
@@ -139,8 +141,11 @@ void ws__task_wait(ws__worker *w, ws__task *t)
         uint32_t s = ws_load_acquire(&t->state);
         if (s == WS_TASK_DONE)
             return;
-        ws__task *u = w != NULL ? leapfrog(w, t) : NULL;
-        if (u != NULL) {
+        ws__task *u = NULL;
+        if (w != NULL && ws__fair_turn(w) && (u = ws__help_external(w)) != NULL) {
+            ws__run_helping(w, u, "injected");
+            b.round = 0;
+        } else if (w != NULL && (u = leapfrog(w, t)) != NULL) {
             ws__task_run_taken(w, u, "leapfrog");
             b.round = 0;
         } else if (ws__backoff_step(&b)) {

@@ -4,7 +4,8 @@
  *   1. the high-priority injector (urgent external work runs before anything else is picked);
  *   2. every FAIR_PERIOD-th pick, the normal injector (so external work is never starved by a
  *      worker that keeps finding local work; Go's scheduler checks its global queue every 61st
- *      pick for the same reason);
+ *      pick for the same reason). Waits that help (join.c, group.c) count their picks on the
+ *      same counter and look at the injectors on the same turns;
  *   3. its own deque, newest first (LIFO: depth-first, cache-warm, space-bounded);
  *   4. the normal injector (FIFO: external submissions start in submission order);
  *   5. the oldest task of a victim's deque (random victims; a victim whose deque looks empty is
@@ -16,9 +17,14 @@
 
 _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 
-/* Go's choice of 61: prime, so it does not resonate with loops of regular period, and rare
- * enough to cost nothing measurable. */
-enum { FAIR_PERIOD = 61 };
+/* Every FAIR_PERIOD-th pick looks at the injectors first. Go's scheduler uses 61; we use 31, so
+ * that an external job waits at most a few dozen pickups. Prime, so it does not resonate with
+ * loops of regular period; an empty injector costs two loads to look at. */
+enum { FAIR_PERIOD = 31 };
+
+/* Unrelated work run inside a wait adds its frames to the waiting one's stack; past this many
+ * nested levels a waiting worker helps only with work its wait depends on. */
+enum { HELP_DEPTH_LIMIT = 8 };
 
 static inline uint32_t next_random(ws__worker *w)
 {
@@ -73,6 +79,31 @@ ws__task *ws__take_injected(ws__worker *w, ws__injector *q)
     return t;
 }
 
+bool ws__fair_turn(ws__worker *w)
+{
+    return ++w->picks % FAIR_PERIOD == 0;
+}
+
+bool ws__may_help(const ws__worker *w)
+{
+    return w->help_depth < HELP_DEPTH_LIMIT;
+}
+
+ws__task *ws__help_external(ws__worker *w)
+{
+    if (!ws__may_help(w))
+        return NULL;
+    ws__task *t = ws__take_injected(w, &w->pool->urgent);
+    return t != NULL ? t : ws__take_injected(w, &w->pool->injector);
+}
+
+void ws__run_helping(ws__worker *w, ws__task *t, const char *what)
+{
+    w->help_depth++;
+    ws__task_run_taken(w, t, what);
+    w->help_depth--;
+}
+
 ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
 {
     ws_pool *pool = w->pool;
@@ -95,7 +126,7 @@ static ws__task *next_task(ws__worker *w, const char **what)
     ws_pool *pool = w->pool;
     *what = "injected";
     ws__task *t = ws__take_injected(w, &pool->urgent);
-    if (t == NULL && ++w->picks % FAIR_PERIOD == 0)
+    if (t == NULL && ws__fair_turn(w))
         t = ws__take_injected(w, &pool->injector);
     if (t != NULL)
         return t;
