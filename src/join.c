@@ -391,9 +391,13 @@ static void spawn_push(ws__worker *w, ws__task *t)
 /* ws_spawn while the pool is profiled: the spawn point's span goes in a slot for ws_sync. */
 static WS_NOINLINE void spawn_profiled(ws__worker *w, ws__task *t)
 {
-    ws__prof_slot *slot = ws__prof_active() ? ws__malloc(sizeof *slot) : NULL;
+    if (!ws__prof_active()) {
+        spawn_push(w, t);
+        return;
+    }
+    ws__prof_strand_end(); /* first, so that the allocation below is charged to no strand */
+    ws__prof_slot *slot = ws__malloc(sizeof *slot);
     if (slot != NULL) {
-        ws__prof_strand_end();
         ws__prof_spawn_mark(slot);
         /* relaxed: not published yet (the push's release store does it). */
         ws_store_relaxed(&t->state, ws_load_relaxed(&t->state) | WS_TASK_PROFILED);
@@ -401,8 +405,7 @@ static WS_NOINLINE void spawn_profiled(ws__worker *w, ws__task *t)
         t->owner = slot;
     }
     spawn_push(w, t);
-    if (slot != NULL)
-        ws__prof_strand_begin();
+    ws__prof_strand_begin();
 }
 
 void ws_spawn(ws_task *task, ws_fn fn, void *arg)
