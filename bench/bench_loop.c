@@ -294,7 +294,7 @@ static void run_once(state *s, variant v, unsigned workers, ws_pool *pool)
         s->result = array_checksum(s->y, n);
 }
 
-/* ---- measurement, one child process per variant ------------------------------------------- */
+/* ---- measurement: one child process per run ------------------------------------------------ */
 
 static double now_s(void)
 {
@@ -310,13 +310,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct measurement {
-    double median_s;
+    double seconds;
     double checksum;
     int ok;
 } measurement;
 
-/* In the child: set up, one warm-up run, then `reps` timed runs. */
-static measurement measure_here(const workload *w, size_t n, variant v, unsigned workers, int reps)
+/* In the child: set up (untimed), warm up on the first sixteenth of the range (threads started,
+ * code and data paged in), then one timed run over the whole range. */
+static measurement measure_here(const workload *w, size_t n, variant v, unsigned workers)
 {
     measurement m = {0, 0, 0};
     state s = {w, n, NULL, NULL, 0};
@@ -335,17 +336,12 @@ static measurement measure_here(const workload *w, size_t n, variant v, unsigned
         if (ws_pool_create(&pool, &cfg) != 0)
             return m;
     }
-    double times[64];
-    if (reps > 64)
-        reps = 64;
+    s.n = n / 16 > 0 ? n / 16 : 1;
     run_once(&s, v, workers, pool);
-    for (int r = 0; r < reps; r++) {
-        double t0 = now_s();
-        run_once(&s, v, workers, pool);
-        times[r] = now_s() - t0;
-    }
-    qsort(times, (size_t)reps, sizeof(double), cmp_double);
-    m.median_s = reps % 2 ? times[reps / 2] : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    s.n = n;
+    double t0 = now_s();
+    run_once(&s, v, workers, pool);
+    m.seconds = now_s() - t0;
     m.checksum = s.result;
     m.ok = 1;
     ws_pool_destroy(pool);
@@ -354,7 +350,7 @@ static measurement measure_here(const workload *w, size_t n, variant v, unsigned
     return m;
 }
 
-static measurement measure(const workload *w, size_t n, variant v, unsigned workers, int reps)
+static measurement measure(const workload *w, size_t n, variant v, unsigned workers)
 {
     measurement m = {0, 0, 0};
     int fds[2];
@@ -366,7 +362,7 @@ static measurement measure(const workload *w, size_t n, variant v, unsigned work
         return m;
     if (pid == 0) {
         close(fds[0]);
-        m = measure_here(w, n, v, workers, reps);
+        m = measure_here(w, n, v, workers);
         ssize_t wr = write(fds[1], &m, sizeof(m));
         _exit(wr == (ssize_t)sizeof(m) ? 0 : 1);
     }
@@ -383,7 +379,18 @@ static measurement measure(const workload *w, size_t n, variant v, unsigned work
 
 /* ---- the table ---------------------------------------------------------------------------- */
 
-enum { MAX_WORKER_COUNTS = 8, MAX_GRAINS = 16 };
+enum { MAX_WORKER_COUNTS = 8, MAX_GRAINS = 16, MAX_REPS = 64, FIXED_VARIANTS = 3 };
+
+/* One variant at one worker count, and its runs. */
+typedef struct cell {
+    variant v;
+    unsigned workers;
+    double times[MAX_REPS];
+    int runs;
+    double median_s;
+    double checksum;
+    bool ok;
+} cell;
 
 static bool checksum_ok(const workload *w, double got, double want)
 {
@@ -392,14 +399,14 @@ static bool checksum_ok(const workload *w, double got, double want)
     return fabs(got - want) <= w->tolerance * fabs(want);
 }
 
-static void print_row(const char *name, const measurement *ms, int nw, double serial_s)
+static void print_row(const char *name, cell *const *cells, int nw, double serial_s)
 {
-    printf("  %-22s", name);
+    printf("  %-20s", name);
     for (int k = 0; k < nw; k++) {
-        if (!ms[k].ok)
-            printf(" | %10s %7s", "-", "");
+        if (!cells[k]->ok)
+            printf(" | %9s %7s", "-", "");
         else
-            printf(" | %10.2f %6.2fx", ms[k].median_s * 1e3, serial_s / ms[k].median_s);
+            printf(" | %9.1f %6.2fx", cells[k]->median_s * 1e3, serial_s / cells[k]->median_s);
     }
     printf("\n");
 }
@@ -420,6 +427,130 @@ static bool listed(const char *list, const char *key)
 static const char *verdict(bool met)
 {
     return met ? "met" : "MISSED";
+}
+
+static double load_average(void)
+{
+    double load = -1;
+    return getloadavg(&load, 1) == 1 ? load : -1;
+}
+
+/* Measures every variant of workload w at every worker count, `reps` times, interleaved (one
+ * run of each cell in turn, then again), so that a change in the machine's load during the
+ * benchmark hits every variant alike. Prints the table and the summary; false if a result
+ * disagreed with the serial one. */
+static bool bench_workload(const workload *w, bool quick, const unsigned *counts, int nw, int reps)
+{
+    size_t n = quick ? w->quick_n : w->n;
+    /* The sweep: powers of 4 below N, skipping grains that would make more than 2^24 leaves
+     * (a spawn each: minutes of overhead that no one would choose). */
+    size_t grains[MAX_GRAINS];
+    int ng = 0;
+    for (size_t g = 1; g < n && ng < MAX_GRAINS; g *= 4)
+        if (n / g <= ((size_t)1 << 24))
+            grains[ng++] = g;
+
+    /* cells[0]: serial; then per worker count: omp static, omp dynamic, automatic, sweep. */
+    const int per_count = FIXED_VARIANTS + ng;
+    const int ncells = 1 + nw * per_count;
+    cell *cells = calloc((size_t)ncells, sizeof(cell));
+    if (cells == NULL)
+        return false;
+    cells[0].v = (variant){SERIAL, 0};
+    cells[0].workers = 1;
+    for (int k = 0; k < nw; k++) {
+        cell *c = &cells[1 + k * per_count];
+        c[0].v = (variant){OMP_STATIC, 0};
+        c[1].v = (variant){OMP_DYNAMIC, 0};
+        c[2].v = (variant){WS, 0};
+        for (int gi = 0; gi < ng; gi++)
+            c[FIXED_VARIANTS + gi].v = (variant){WS, grains[gi]};
+        for (int j = 0; j < per_count; j++)
+            c[j].workers = counts[k];
+    }
+
+    double load_before = load_average();
+    bool checks = true;
+    for (int i = 0; i < ncells; i++)
+        cells[i].ok = true;
+    for (int r = 0; r < reps; r++)
+        for (int i = 0; i < ncells; i++) {
+            measurement m = measure(w, n, cells[i].v, cells[i].workers);
+            if (!m.ok) {
+                cells[i].ok = false;
+                continue;
+            }
+            cells[i].times[cells[i].runs++] = m.seconds;
+            cells[i].checksum = m.checksum;
+        }
+    for (int i = 0; i < ncells; i++) {
+        cell *c = &cells[i];
+        if (c->runs != reps)
+            c->ok = false;
+        if (!c->ok)
+            continue;
+        qsort(c->times, (size_t)c->runs, sizeof(double), cmp_double);
+        c->median_s = c->runs % 2 ? c->times[c->runs / 2]
+                                  : 0.5 * (c->times[c->runs / 2 - 1] + c->times[c->runs / 2]);
+        if (i > 0 && !checksum_ok(w, c->checksum, cells[0].checksum)) {
+            printf("  CHECK FAILED: cell %d (P=%u) checksum %.17g, serial %.17g\n", i, c->workers,
+                   c->checksum, cells[0].checksum);
+            checks = false;
+        }
+    }
+    if (!cells[0].ok) {
+        printf("\n%s: the serial run failed\n", w->title);
+        free(cells);
+        return false;
+    }
+
+    printf("\n%s, N = %zu (load average %.1f before, %.1f after)\n  %-20s", w->title, n,
+           load_before, load_average(), "variant");
+    for (int k = 0; k < nw; k++)
+        printf(" | %10s P=%-4u", "", counts[k]);
+    printf("\n");
+    double serial_s = cells[0].median_s;
+    cell *row[MAX_WORKER_COUNTS];
+    for (int k = 0; k < nw; k++)
+        row[k] = &cells[0];
+    print_row("serial", row, nw, serial_s);
+    char name[64];
+    for (int j = 0; j < per_count; j++) {
+        for (int k = 0; k < nw; k++)
+            row[k] = &cells[1 + k * per_count + j];
+        if (j == 0)
+            snprintf(name, sizeof(name), "omp static");
+        else if (j == 1)
+            snprintf(name, sizeof(name), "omp dynamic,%d", w->omp_chunk);
+        else if (j == 2)
+            snprintf(name, sizeof(name), "ws automatic grain");
+        else
+            snprintf(name, sizeof(name), "ws grain %zu", grains[j - FIXED_VARIANTS]);
+        print_row(name, row, nw, serial_s);
+    }
+
+    for (int k = 0; k < nw; k++) {
+        cell *c = &cells[1 + k * per_count];
+        int best = -1;
+        for (int gi = 0; gi < ng; gi++)
+            if (c[FIXED_VARIANTS + gi].ok &&
+                (best < 0 || c[FIXED_VARIANTS + gi].median_s < c[FIXED_VARIANTS + best].median_s))
+                best = gi;
+        if (best < 0 || !c[0].ok || !c[2].ok)
+            continue;
+        double vs_best = c[2].median_s / c[FIXED_VARIANTS + best].median_s;
+        double vs_static = c[2].median_s / c[0].median_s;
+        printf("  P=%u: automatic / best grain (%zu) = %.3f [<= 1.10: %s]; automatic / omp static "
+               "= %.3f",
+               counts[k], grains[best], vs_best, verdict(vs_best <= 1.10), vs_static);
+        if (w->key[0] == 't')
+            printf(" [< 1: %s]\n", verdict(vs_static < 1.0));
+        else
+            printf(" [<= 1.10: %s]\n", verdict(vs_static <= 1.10));
+    }
+    fflush(stdout);
+    free(cells);
+    return checks;
 }
 
 int main(int argc, char **argv)
@@ -448,6 +579,8 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (nw == 0)
+        nw = 1;
     for (int k = 0; k < nw; k++)
         if (counts[k] == 0 || counts[k] > WS_MAX_WORKERS) {
             fprintf(stderr, "bench_loop: bad worker count\n");
@@ -455,94 +588,19 @@ int main(int argc, char **argv)
         }
     if (reps <= 0)
         reps = quick ? 3 : 7;
+    if (reps > MAX_REPS)
+        reps = MAX_REPS;
     if (quick)
         heavy_units /= 100;
 
-    printf("bench_loop: median of %d runs after one warm-up; each variant in its own process; "
-           "%ld online CPUs\n",
+    printf("bench_loop: median of %d runs; every run in a process of its own, after a warm-up "
+           "on 1/16 of the range; runs of all variants interleaved; %ld online CPUs\n",
            reps, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("columns: median ms and speedup over serial, per worker count\n");
+    printf("columns: median ms and speedup over serial, per worker count P\n");
     bool all_checks = true;
-
-    for (int wi = 0; wi < NWORKLOADS; wi++) {
-        const workload *w = &workloads[wi];
-        if (only != NULL && !listed(only, w->key))
-            continue;
-        size_t n = quick ? w->quick_n : w->n;
-        printf("\n%s, N = %zu\n  %-22s", w->title, n, "variant");
-        for (int k = 0; k < nw; k++)
-            printf(" | %7s P=%-3u", "", counts[k]);
-        printf("\n");
-
-        measurement serial = measure(w, n, (variant){SERIAL, 0}, 1, reps);
-        if (!serial.ok) {
-            printf("  serial run failed\n");
-            all_checks = false;
-            continue;
-        }
-        measurement row[MAX_WORKER_COUNTS];
-        for (int k = 0; k < nw; k++)
-            row[k] = serial;
-        print_row("serial", row, nw, serial.median_s);
-
-        measurement omp_static[MAX_WORKER_COUNTS], omp_dyn[MAX_WORKER_COUNTS];
-        measurement autog[MAX_WORKER_COUNTS];
-        for (int k = 0; k < nw; k++) {
-            omp_static[k] = measure(w, n, (variant){OMP_STATIC, 0}, counts[k], reps);
-            omp_dyn[k] = measure(w, n, (variant){OMP_DYNAMIC, 0}, counts[k], reps);
-            autog[k] = measure(w, n, (variant){WS, 0}, counts[k], reps);
-        }
-        char name[64];
-        print_row("omp static", omp_static, nw, serial.median_s);
-        snprintf(name, sizeof(name), "omp dynamic,%d", w->omp_chunk);
-        print_row(name, omp_dyn, nw, serial.median_s);
-        print_row("ws automatic grain", autog, nw, serial.median_s);
-
-        /* The sweep: powers of 4 below N, skipping grains that would make more than 2^24
-         * leaves (a spawn each: minutes of overhead that no one would choose). */
-        size_t grains[MAX_GRAINS];
-        int ng = 0;
-        for (size_t g = 1; g < n && ng < MAX_GRAINS; g *= 4)
-            if (n / g <= ((size_t)1 << 24))
-                grains[ng++] = g;
-        measurement sweep[MAX_GRAINS][MAX_WORKER_COUNTS];
-        for (int gi = 0; gi < ng; gi++) {
-            for (int k = 0; k < nw; k++)
-                sweep[gi][k] = measure(w, n, (variant){WS, grains[gi]}, counts[k], reps);
-            snprintf(name, sizeof(name), "ws grain %zu", grains[gi]);
-            print_row(name, sweep[gi], nw, serial.median_s);
-        }
-
-        /* Checks: every variant computed the serial answer. */
-        for (int k = 0; k < nw; k++) {
-            const measurement *all[3 + MAX_GRAINS] = {&omp_static[k], &omp_dyn[k], &autog[k]};
-            for (int gi = 0; gi < ng; gi++)
-                all[3 + gi] = &sweep[gi][k];
-            for (int j = 0; j < 3 + ng; j++)
-                if (!all[j]->ok || !checksum_ok(w, all[j]->checksum, serial.checksum)) {
-                    printf("  CHECK FAILED: variant %d at P=%u (checksum %.17g, serial %.17g)\n", j,
-                           counts[k], all[j]->checksum, serial.checksum);
-                    all_checks = false;
-                }
-        }
-
-        /* Summary per worker count. */
-        for (int k = 0; k < nw; k++) {
-            int best = 0;
-            for (int gi = 1; gi < ng; gi++)
-                if (sweep[gi][k].median_s < sweep[best][k].median_s)
-                    best = gi;
-            double vs_best = autog[k].median_s / sweep[best][k].median_s;
-            double vs_static = autog[k].median_s / omp_static[k].median_s;
-            printf("  P=%u: automatic / best grain (%zu) = %.3f [<= 1.10: %s]; "
-                   "automatic / omp static = %.3f",
-                   counts[k], grains[best], vs_best, verdict(vs_best <= 1.10), vs_static);
-            if (w->key[0] == 't')
-                printf(" [< 1: %s]\n", verdict(vs_static < 1.0));
-            else
-                printf(" [<= 1.10: %s]\n", verdict(vs_static <= 1.10));
-        }
-    }
+    for (int wi = 0; wi < NWORKLOADS; wi++)
+        if (only == NULL || listed(only, workloads[wi].key))
+            all_checks &= bench_workload(&workloads[wi], quick, counts, nw, reps);
     printf("\n%s\n", all_checks ? "all results match the serial ones"
                                 : "SOME RESULTS DO NOT MATCH THE SERIAL ONES");
     return all_checks ? 0 : 1;
