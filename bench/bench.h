@@ -31,6 +31,8 @@ typedef struct wb_runner {
     unsigned workers;
     ws_pool *ws; /* WB_WS: a pool with `workers` workers */
     cq_pool *cq; /* WB_CENTRAL: a pool with `workers` workers */
+    /* WB_WS: if not NULL, the root runs under ws_pool_profile, which fills this in */
+    ws_profile *profile;
 } wb_runner;
 
 typedef struct wb_workload {
@@ -38,6 +40,9 @@ typedef struct wb_workload {
     const char *title; /* one line: what it measures */
     long default_size; /* serial run of a fraction of a second on a 2-core machine */
     long quick_size;   /* --quick: a few milliseconds */
+    /* Measure work and span (ws_pool_profile) even without --profile: the demo's evidence for a
+     * claim about span. Only for coarse-grained workloads, where profiling is cheap. */
+    bool profile_by_default;
     /* Builds the input (untimed). NULL after a message on stderr if the size is unusable or
      * memory runs out. */
     void *(*prepare)(long size);

@@ -16,6 +16,8 @@ int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state)
         cq_pool_run(r->cq, roots->central, state);
         return 0;
     case WB_WS:
+        if (r->profile)
+            return ws_pool_profile(r->ws, roots->ws, state, r->profile);
         return ws_pool_run(r->ws, roots->ws, state);
     case WB_OMP: {
         ws_fn root = roots->omp;

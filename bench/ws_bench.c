@@ -319,6 +319,39 @@ report:;
     return strcmp(status, "ok") == 0;
 }
 
+/* One run under ws_pool_profile on the largest worker count; prints its W line:
+ *   W  workload  workers  work  span  parallelism  burdened_span  strands  steals  elapsed  status
+ * A workload that is no fork-join computation (the batch) leaves no strands: status n/a. */
+static bool profile_run(const options *o, int w, void *state)
+{
+    const wb_workload *wl = workloads[w];
+    unsigned workers = o->workers[o->nworkers - 1];
+    ws_profile prof = {0};
+    wb_runner r = {.sched = WB_WS, .workers = workers, .profile = &prof};
+    ws_config cfg = {.workers = workers};
+    const char *status = "ok";
+    int err = ws_pool_create(&r.ws, &cfg);
+    if (err == 0) {
+        if (wl->reset)
+            wl->reset(state);
+        err = wl->run(state, &r);
+        char answer[256];
+        if (err == 0 && !wl->check(state, answer, sizeof(answer)))
+            status = "FAIL";
+        ws_pool_destroy(r.ws);
+    }
+    if (err)
+        status = "error";
+    else if (prof.strands == 0 && strcmp(status, "ok") == 0)
+        status = "n/a";
+    printf("W\t%s\t%u\t%.9g\t%.9g\t%.9g\t%.9g\t%llu\t%llu\t%.9g\t%s\n", wl->name, workers,
+           prof.work_s, prof.span_s, prof.parallelism, prof.burdened_span_s,
+           (unsigned long long)prof.strands, (unsigned long long)prof.steals, prof.elapsed_s,
+           status);
+    fflush(stdout);
+    return strcmp(status, "ok") == 0 || strcmp(status, "n/a") == 0;
+}
+
 static int child_main(const options *o)
 {
     bool all_ok = true;
@@ -344,6 +377,8 @@ static int child_main(const options *o)
             for (int i = 0; i < o->nworkers; i++)
                 all_ok &= measure(o, w, state, o->child, o->workers[i]);
         }
+        if (o->profile && o->child == S_WS)
+            all_ok &= profile_run(o, w, state);
         workloads[w]->destroy(state);
     }
     return all_ok ? 0 : 1;
@@ -366,6 +401,15 @@ typedef struct cell {
 static cell *cells;
 static size_t ncells, cells_cap;
 static char descriptions[N_WL][256];
+
+/* --profile: one ws_pool_profile run per workload, from the ws child. */
+typedef struct profile_row {
+    bool have;
+    unsigned workers;
+    ws_profile p;
+    char status[16];
+} profile_row;
+static profile_row profiles[N_WL];
 
 static cell *find_cell(int wl, int sched, unsigned workers)
 {
@@ -422,6 +466,23 @@ static void parse_child_line(char *line, int expect_sched)
         int w = find_workload(f[1], strlen(f[1]));
         if (w >= 0 && !descriptions[w][0])
             snprintf(descriptions[w], sizeof(descriptions[w]), "%s", f[2]);
+        return;
+    }
+    if (n == 11 && strcmp(f[0], "W") == 0) {
+        int w = find_workload(f[1], strlen(f[1]));
+        if (w < 0)
+            return;
+        profile_row *pr = &profiles[w];
+        pr->have = true;
+        pr->workers = (unsigned)strtoul(f[2], NULL, 10);
+        pr->p.work_s = strtod(f[3], NULL);
+        pr->p.span_s = strtod(f[4], NULL);
+        pr->p.parallelism = strtod(f[5], NULL);
+        pr->p.burdened_span_s = strtod(f[6], NULL);
+        pr->p.strands = strtoull(f[7], NULL, 10);
+        pr->p.steals = strtoull(f[8], NULL, 10);
+        pr->p.elapsed_s = strtod(f[9], NULL);
+        snprintf(pr->status, sizeof(pr->status), "%s", f[10]);
         return;
     }
     if (n != 15 || strcmp(f[0], "R") != 0)
@@ -512,7 +573,9 @@ static void run_child(const options *o, int w, int sched)
     const char *child_sched = (sched == S_WS || sched == S_WS_LOCKED) ? "ws" : sched_names[sched];
     const char *argv[] = {exe,         "--child",   child_sched, "--workloads", workloads[w]->name,
                           "--workers", workers_arg, "--reps",    reps_arg,      "--budget",
-                          budget_arg,  "--size",    size_arg,    NULL};
+                          budget_arg,  "--size",    size_arg,    NULL,          NULL};
+    if ((o->profile || workloads[w]->profile_by_default) && sched == S_WS)
+        argv[13] = "--profile";
 
     int fds[2];
     if (pipe(fds) != 0) {
@@ -612,6 +675,34 @@ static void put_ratio(double r, int width)
         printf("%*.2f", width, r);
 }
 
+static void print_profile(const options *o, int w)
+{
+    const profile_row *pr = &profiles[w];
+    if (!pr->have) {
+        printf("  work/span: not measured (needs the ws scheduler in --schedulers)\n");
+        return;
+    }
+    if (strcmp(pr->status, "n/a") == 0) {
+        printf("  work/span: n/a (not a fork-join computation)\n");
+        return;
+    }
+    if (strcmp(pr->status, "ok") != 0) {
+        printf("  work/span: the profiled run failed (%s)\n", pr->status);
+        return;
+    }
+    char t1[32], tinf[32], tb[32];
+    printf("  work/span (ws_pool_profile, %u workers, %llu strands): T1 = %s, Tinf = %s, "
+           "parallelism T1/Tinf = %.1f, burdened span %s\n",
+           pr->workers, (unsigned long long)pr->p.strands, fmt_time(pr->p.work_s, t1, sizeof(t1)),
+           fmt_time(pr->p.span_s, tinf, sizeof(tinf)), pr->p.parallelism,
+           fmt_time(pr->p.burdened_span_s, tb, sizeof(tb)));
+    printf("  predicted speedup bound min(P, T1/Tinf) (burdened estimate):");
+    for (int i = 0; i < o->nworkers; i++)
+        printf(" P=%u: %.2f (%.2f)", o->workers[i], ws_profile_speedup_bound(&pr->p, o->workers[i]),
+               ws_profile_burdened_speedup(&pr->p, o->workers[i]));
+    printf("\n");
+}
+
 static void put_others(const cell *c)
 {
     if (c->c.others < 0)
@@ -668,6 +759,8 @@ static void print_table(const options *o, int w)
             printf("  %s%s%s\n", c->status, ok ? "" : ": ", ok ? "" : c->answer);
         }
     }
+    if (o->profile || (workloads[w]->profile_by_default && o->sched[S_WS]))
+        print_profile(o, w);
     fflush(stdout);
 }
 
@@ -925,6 +1018,11 @@ static void print_targets(const options *o)
         "  the span is Theta(n) and the parallelism T1/Tinf only about log n; the parallel merge\n"
         "  splits every merge too, cutting the span to Theta(log^3 n). On 2 cores the gap is\n"
         "  small (one top-level merge of n is a few %% of the work); it widens with the cores.\n");
+    const profile_row *ps = &profiles[seqm], *pp = &profiles[parm];
+    if (ps->have && pp->have && strcmp(ps->status, "ok") == 0 && strcmp(pp->status, "ok") == 0)
+        printf("  Measured with ws_pool_profile: parallelism T1/Tinf = %.1f with the sequential\n"
+               "  merge, %.1f with the parallel merge.\n",
+               ps->p.parallelism, pp->p.parallelism);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -954,12 +1052,15 @@ static void usage(FILE *f)
             "  --reps N           timed runs per measurement, the median is shown (default: %d,\n"
             "                     fewer, but an odd number, when they would take over %.1f s)\n"
             "  --size NAME=N      a workload's size (repeatable): fib n, nqueens n, uts root\n"
-            "                     children, sorts elements, matmul n (a power of two)\n"
+            "                     children, sorts elements, matmul n (a power of two), batch\n"
+            "                     jobs\n"
             "  --quick            tiny sizes, for a smoke test\n"
             "  --csv FILE         where the CSV goes (default: bench-results.csv)\n"
             "  --plot             also write FILE.gp and, with gnuplot, FILE.png: speedup\n"
             "                     against workers per scheduler\n"
-            "  --profile          work and span per workload (needs ws_pool_profile)\n"
+            "  --profile          also measure work, span and parallelism of each workload with\n"
+            "                     ws_pool_profile (one more run on the largest worker count;\n"
+            "                     about a microsecond per task, so slow on fib and nqueens)\n"
             "  --timeout S        seconds one scheduler's measurements may take (default: %d)\n"
             "  --help             this text\n"
             "\n"
@@ -1272,9 +1373,6 @@ int main(int argc, char **argv)
         printf("\nws-locked: %s was not found next to this program; build it (it is built\n"
                "whenever the library provides the worksteal_locked_static target).\n",
                OTHER_EXE);
-    if (o.profile)
-        printf("\n--profile: work/span measurement needs ws_pool_profile (issue 7), which this\n"
-               "build does not have yet.\n");
     cpus_at_end = available_cpus();
     printf("\nCPU check at the end: %u spinning threads ran %.2fx as fast as one (%u if idle).\n",
            online_cpus(), cpus_at_end, online_cpus());
