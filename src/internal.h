@@ -29,13 +29,16 @@ struct ws__worker;
  * the same scheduler on the mutex deque, so that the two can be compared on whole programs. */
 #ifdef WS_LOCKED_DEQUE
 typedef ws_locked_deque ws__wdeque;
-#define ws__wdeque_init       ws_locked_deque_init
-#define ws__wdeque_destroy    ws_locked_deque_destroy
-#define ws__wdeque_push_size  ws__locked_deque_push_size
-#define ws__wdeque_pop        ws_locked_deque_pop
-#define ws__wdeque_steal      ws_locked_deque_steal
-#define ws__wdeque_size       ws_locked_deque_size
-#define ws__wdeque_growths(q) ((q)->growths)
+#define ws__wdeque_init                     ws_locked_deque_init
+#define ws__wdeque_destroy                  ws_locked_deque_destroy
+#define ws__wdeque_push_size                ws__locked_deque_push_size
+#define ws__wdeque_owner_bottom             ws__locked_deque_owner_bottom
+#define ws__wdeque_owner_size               ws__locked_deque_owner_size
+#define ws__wdeque_push_fitting(q, item, b) ((void)(b), (void)ws_locked_deque_push((q), (item)))
+#define ws__wdeque_pop                      ws_locked_deque_pop
+#define ws__wdeque_steal                    ws_locked_deque_steal
+#define ws__wdeque_size                     ws_locked_deque_size
+#define ws__wdeque_growths(q)               ((q)->growths)
 #else
 typedef ws_deque ws__wdeque;
 #define ws__wdeque_init         ws_deque_init
