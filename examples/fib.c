@@ -8,17 +8,16 @@ typedef struct fib_call {
     long result;
 } fib_call;
 
+static long fib_serial(int n)
+{
+    return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2);
+}
+
 static void fib(void *p)
 {
     fib_call *c = p;
     if (c->n < 20) { /* below a grain size, plain recursion is faster than forking */
-        long a = 0, b = 1;
-        for (int i = 0; i < c->n; i++) {
-            long t = a + b;
-            a = b;
-            b = t;
-        }
-        c->result = a;
+        c->result = fib_serial(c->n);
         return;
     }
     fib_call x = {c->n - 1, 0}, y = {c->n - 2, 0};
