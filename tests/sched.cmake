@@ -17,6 +17,9 @@ foreach(mode a b)
 endforeach()
 
 ws_add_test(test_sched_wakeup SOURCES test_sched_wakeup.c TIMEOUT 180 LABELS sched)
+# More workers than cores: sleepers and searchers compete for the CPUs with the submitters.
+ws_add_test(test_sched_wakeup SOURCES test_sched_wakeup.c TIMEOUT 180 LABELS sched
+            ARGS 8 30000)
 ws_add_test(test_sched_nested_pools SOURCES test_sched_nested_pools.c TIMEOUT 180
             LABELS sched)
 ws_add_test(test_sched_pool_churn SOURCES test_sched_pool_churn.c TIMEOUT 180 LABELS sched)
