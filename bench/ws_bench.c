@@ -192,131 +192,179 @@ static cpu_sample cpu_sample_now(void)
     return c;
 }
 
-/* Runs one workload at one worker count; prints its R line. False if a check failed or the
- * scheduler could not be set up. */
-static bool measure(const options *o, int w, void *state, int sched, unsigned workers)
-{
-    const wb_workload *wl = workloads[w];
-    wb_runner r = {.workers = workers};
-    char answer[256] = "";
-    const char *status = "ok";
+/* One measurement: a workload on one scheduler at one worker count. */
+typedef struct meas {
+    int sched;
+    unsigned workers;
+    wb_runner r;
     double times[64];
-    int reps = 0;
-    counters per_run = {0, 0, 0, 0, 0};
-    double others_s = 0, timed_s = 0; /* other processes' CPU time, our wall time, in runs */
-    ws_stats ws0 = {0}, ws1 = {0};
-    cq_stats cq0 = {0}, cq1 = {0};
-    int err = 0;
+    int reps, max_reps;
+    bool done;
+    const char *status; /* ok, FAIL, error */
+    char answer[256];
+    double others_s, timed_s; /* other processes' CPU time, and our wall time, in the runs */
+    ws_stats ws0;
+    cq_stats cq0;
+    counters per_run;
+} meas;
 
+static void meas_start(const options *o, meas *m, int sched, unsigned workers)
+{
+    *m = (meas){.sched = sched, .workers = workers, .status = "ok"};
+    m->max_reps = o->reps < 64 ? o->reps : 64;
+    m->r.workers = workers;
+    int err = 0;
     switch (sched) {
     case S_SERIAL:
-        r.sched = WB_SERIAL;
+        m->r.sched = WB_SERIAL;
         break;
     case S_CENTRAL:
-        r.sched = WB_CENTRAL;
-        err = cq_pool_create(&r.cq, workers);
+        m->r.sched = WB_CENTRAL;
+        err = cq_pool_create(&m->r.cq, workers);
         break;
     case S_WS:
     case S_WS_LOCKED: {
-        r.sched = WB_WS;
+        m->r.sched = WB_WS;
         ws_config cfg = {.workers = workers};
-        err = ws_pool_create(&r.ws, &cfg);
+        err = ws_pool_create(&m->r.ws, &cfg);
         break;
     }
     case S_OMP:
-        r.sched = WB_OMP;
+        m->r.sched = WB_OMP;
         break;
     }
     if (err) {
-        snprintf(answer, sizeof(answer), "could not start %u workers: %s", workers, strerror(err));
-        status = "error";
-        goto report;
+        snprintf(m->answer, sizeof(m->answer), "could not start %u workers: %s", workers,
+                 strerror(err));
+        m->status = "error";
+        m->done = true;
+        return;
     }
-    if (r.ws)
-        ws_pool_stats(r.ws, &ws0);
-    if (r.cq)
-        cq_pool_stats(r.cq, &cq0);
+    if (m->r.ws)
+        ws_pool_stats(m->r.ws, &m->ws0);
+    if (m->r.cq)
+        cq_pool_stats(m->r.cq, &m->cq0);
+}
 
-    int max_reps = o->reps < 64 ? o->reps : 64;
-    while (reps < max_reps) {
-        if (wl->reset)
-            wl->reset(state);
-        cpu_sample c0 = cpu_sample_now();
-        double t0 = wb_now();
-        err = wl->run(state, &r);
-        double t = wb_now() - t0;
-        cpu_sample c1 = cpu_sample_now();
-        double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
-        others_s += others > 0 ? others : 0;
-        timed_s += c1.wall_s - c0.wall_s;
-        if (err) {
-            snprintf(answer, sizeof(answer), "the run was refused: %s", ws_strerror(err));
-            status = "error";
-            break;
-        }
-        times[reps++] = t;
-        if (!wl->check(state, answer, sizeof(answer))) {
-            status = "FAIL";
-            break;
-        }
-        /* Slow measurements get fewer runs: as many as fit in the budget at the first run's
-         * pace, and an odd number, so that the median is one of the runs. */
-        if (reps == 1 && o->budget > 0) {
-            double fit = o->budget / (t > 1e-9 ? t : 1e-9);
-            int k = fit < (double)max_reps ? (int)fit : max_reps;
-            if (k < 1)
-                k = 1;
-            if (k % 2 == 0)
-                k--;
-            max_reps = k;
-        }
+/* One timed run of m, then its check. */
+static void meas_run(const options *o, meas *m, const wb_workload *wl, void *state)
+{
+    if (wl->reset)
+        wl->reset(state);
+    cpu_sample c0 = cpu_sample_now();
+    double t0 = wb_now();
+    int err = wl->run(state, &m->r);
+    double t = wb_now() - t0;
+    cpu_sample c1 = cpu_sample_now();
+    double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
+    m->others_s += others > 0 ? others : 0;
+    m->timed_s += c1.wall_s - c0.wall_s;
+    if (err) {
+        snprintf(m->answer, sizeof(m->answer), "the run was refused: %s", ws_strerror(err));
+        m->status = "error";
+        m->done = true;
+        return;
     }
+    m->times[m->reps++] = t;
+    if (!wl->check(state, m->answer, sizeof(m->answer))) {
+        m->status = "FAIL";
+        m->done = true;
+        return;
+    }
+    /* Slow measurements get fewer runs: as many as fit in the budget at the first run's pace,
+     * and an odd number, so that the median is one of the runs. */
+    if (m->reps == 1 && o->budget > 0) {
+        double fit = o->budget / (t > 1e-9 ? t : 1e-9);
+        int k = fit < (double)m->max_reps ? (int)fit : m->max_reps;
+        if (k < 1)
+            k = 1;
+        if (k % 2 == 0)
+            k--;
+        m->max_reps = k;
+    }
+    if (m->reps >= m->max_reps)
+        m->done = true;
+}
 
-    if (r.ws) {
-        ws_pool_stats(r.ws, &ws1);
-        ws_pool_destroy(r.ws);
+/* Stops m's pool and prints its R line. False if it did not end ok. */
+static bool meas_finish(meas *m, const wb_workload *wl)
+{
+    ws_stats ws1 = {0};
+    cq_stats cq1 = {0};
+    if (m->r.ws) {
+        ws_pool_stats(m->r.ws, &ws1);
+        ws_pool_destroy(m->r.ws);
     }
-    if (r.cq) {
-        cq_pool_stats(r.cq, &cq1);
-        cq_pool_destroy(r.cq);
+    if (m->r.cq) {
+        cq_pool_stats(m->r.cq, &cq1);
+        cq_pool_destroy(m->r.cq);
+    }
+    counters *c = &m->per_run;
+    int reps = m->reps;
+    if (reps > 0 && (m->sched == S_WS || m->sched == S_WS_LOCKED)) {
+        c->spawns = (double)(ws1.spawns - m->ws0.spawns) / reps;
+        c->steals = (double)(ws1.steals - m->ws0.steals) / reps;
+        c->attempts = (double)(ws1.steal_attempts - m->ws0.steal_attempts) / reps;
+        c->parks = (double)(ws1.parks - m->ws0.parks) / reps;
+    } else if (reps > 0 && m->sched == S_CENTRAL) {
+        c->spawns = (double)(cq1.spawns - m->cq0.spawns) / reps;
+        c->parks = (double)(cq1.parks - m->cq0.parks) / reps;
     }
     /* /proc/stat counts in clock ticks (10 ms): below about 50 ticks of capacity the figure is
      * noise, and is left unknown (-1). */
-    per_run.others = -1;
-    if (timed_s * online_cpus() >= 0.5) {
-        per_run.others = others_s / (timed_s * online_cpus());
-        per_run.others = per_run.others < 1 ? per_run.others : 1;
+    c->others = -1;
+    if (m->timed_s * online_cpus() >= 0.5) {
+        c->others = m->others_s / (m->timed_s * online_cpus());
+        c->others = c->others < 1 ? c->others : 1;
     }
-    if (reps > 0) {
-        if (sched == S_WS || sched == S_WS_LOCKED) {
-            per_run.spawns = (double)(ws1.spawns - ws0.spawns) / reps;
-            per_run.steals = (double)(ws1.steals - ws0.steals) / reps;
-            per_run.attempts = (double)(ws1.steal_attempts - ws0.steal_attempts) / reps;
-            per_run.parks = (double)(ws1.parks - ws0.parks) / reps;
-        } else if (sched == S_CENTRAL) {
-            per_run.spawns = (double)(cq1.spawns - cq0.spawns) / reps;
-            per_run.parks = (double)(cq1.parks - cq0.parks) / reps;
-        }
-    }
-
-report:;
     double lo = 0, hi = 0, med = 0;
     if (reps > 0) {
-        lo = hi = times[0];
+        lo = hi = m->times[0];
         for (int i = 1; i < reps; i++) {
-            lo = times[i] < lo ? times[i] : lo;
-            hi = times[i] > hi ? times[i] : hi;
+            lo = m->times[i] < lo ? m->times[i] : lo;
+            hi = m->times[i] > hi ? m->times[i] : hi;
         }
-        med = median(times, reps);
+        med = median(m->times, reps);
     }
-    for (char *c = answer; *c; c++) /* keep the line format intact */
-        if (*c == '\t' || *c == '\n')
-            *c = ' ';
+    for (char *p = m->answer; *p; p++) /* keep the line format intact */
+        if (*p == '\t' || *p == '\n')
+            *p = ' ';
     printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\n", wl->name,
-           sched_names[sched], sched == S_SERIAL ? 0u : workers, reps, med, lo, hi, per_run.spawns,
-           per_run.steals, per_run.attempts, per_run.parks, per_run.others, status, answer);
+           sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med, lo, hi,
+           c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer);
     fflush(stdout);
-    return strcmp(status, "ok") == 0;
+    return strcmp(m->status, "ok") == 0;
+}
+
+/* Measures one workload on this child's scheduler at every worker count. The pools are all
+ * started first and the runs interleaved (one run at each count, round after round), so that a
+ * change in the machine's load while this child runs falls on every count alike, and the
+ * ratios between counts stay fair; idle pools park and cost nothing meanwhile. */
+static bool measure_all(const options *o, int w, void *state)
+{
+    const wb_workload *wl = workloads[w];
+    int n = o->child == S_SERIAL ? 1 : o->nworkers;
+    meas *ms = calloc((size_t)n, sizeof(*ms));
+    if (!ms) {
+        fprintf(stderr, "ws-bench: out of memory\n");
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        meas_start(o, &ms[i], o->child, o->child == S_SERIAL ? 1 : o->workers[i]);
+    for (bool more = true; more;) {
+        more = false;
+        for (int i = 0; i < n; i++) {
+            if (ms[i].done)
+                continue;
+            meas_run(o, &ms[i], wl, state);
+            more |= !ms[i].done;
+        }
+    }
+    bool ok = true;
+    for (int i = 0; i < n; i++)
+        ok &= meas_finish(&ms[i], wl);
+    free(ms);
+    return ok;
 }
 
 /* One run under ws_pool_profile on the largest worker count; prints its W line:
@@ -371,12 +419,7 @@ static int child_main(const options *o)
         workloads[w]->describe(state, desc, sizeof(desc));
         printf("I\t%s\t%s\n", workloads[w]->name, desc);
         fflush(stdout);
-        if (o->child == S_SERIAL) {
-            all_ok &= measure(o, w, state, S_SERIAL, 1);
-        } else {
-            for (int i = 0; i < o->nworkers; i++)
-                all_ok &= measure(o, w, state, o->child, o->workers[i]);
-        }
+        all_ok &= measure_all(o, w, state);
         if (o->profile && o->child == S_WS)
             all_ok &= profile_run(o, w, state);
         workloads[w]->destroy(state);
