@@ -11,7 +11,7 @@
  * The ring. WS_TRACE_EVENTS events per worker (default 65536, rounded up to a power of two so that
  * a slot is a mask away), 32 bytes each: 2 MiB per worker slot by default. The arrays come from
  * malloc without being cleared, so a slot costs memory only once its worker has written there (a
- * spare that never runs costs address space only). `recorded` counts every event ever written;
+ * spare that never runs costs little more than address space). `recorded` counts every event ever written;
  * event i lives in slot i mod capacity, so when a ring wraps the newest events overwrite the
  * oldest, and recorded - capacity of them are lost. The losses are reported in the JSON (the
  * thread_name metadata of each worker carries "recorded" and "dropped"; a pool with losses gets a
@@ -23,7 +23,7 @@
  * else is a task named by the caller's static `what` string ("join", "spawn", "stolen", ...).
  *
  * The file. One per process, whatever the number of pools. The first pool that finishes opens it
- * (so a program that creates no traced pool writes nothing), writes "[", then each finishing pool
+ * (so a program that destroys no traced pool writes nothing), writes "[", then each finishing pool
  * appends its events, under trace_lock, so that pools finished by different threads do not
  * interleave. An atexit handler, registered when the first pool is traced, writes "]" and a
  * newline. Registering it before the pool exists makes it run after the handler that destroys the
