@@ -11,9 +11,9 @@
  * The ring. WS_TRACE_EVENTS events per worker (default 65536, rounded up to a power of two so that
  * a slot is a mask away), 32 bytes each: 2 MiB per worker slot by default. The arrays come from
  * malloc without being cleared, so a slot costs memory only once its worker has written there (a
- * spare that never runs costs little more than address space). `recorded` counts every event ever written;
- * event i lives in slot i mod capacity, so when a ring wraps the newest events overwrite the
- * oldest, and recorded - capacity of them are lost. The losses are reported in the JSON (the
+ * spare that never runs costs little more than address space). `recorded` counts every event ever
+ * written; event i lives in slot i mod capacity, so when a ring wraps the newest events overwrite
+ * the oldest, and recorded - capacity of them are lost. The losses are reported in the JSON (the
  * thread_name metadata of each worker carries "recorded" and "dropped"; a pool with losses gets a
  * process label saying how many) and once per process on stderr.
  *
