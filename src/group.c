@@ -179,9 +179,7 @@ void ws_group_wait(ws_group *group)
                 ws__task_run_taken(w, t, "job");
             b.round = 0;
         } else if (ws__backoff_step(&b)) {
-            if (w != NULL)
-                ws__count(w, parks, 1);
-            ws__futex_wait(&g->pending, n);
+            ws__park_word(w, &g->pending, n);
         }
     }
 }

@@ -111,6 +111,20 @@ void ws__idle_notify(ws_pool *pool)
     wake_one(pool);
 }
 
+void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
+{
+    if (w == NULL) {
+        ws__futex_wait(word, value);
+        return;
+    }
+    ws__count(w, parks, 1);
+    bool traced = w->pool->trace != NULL;
+    uint64_t start = traced ? ws__now_ns() : 0;
+    ws__futex_wait(word, value);
+    if (traced)
+        ws__trace_park(w, start, ws__now_ns());
+}
+
 void ws__idle_wake_all(ws_pool *pool)
 {
     /* release: as in wake_one; the caller's writes (the exit flag) are visible to the woken. */

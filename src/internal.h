@@ -221,6 +221,9 @@ void ws__idle_notify(ws_pool *pool);
  * then ws__idle_notify if anyone sleeps; no barrier when nobody sleeps. See idle.c for why a
  * glance is enough here. */
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
+/* Any thread (w: its worker, or NULL): sleeps on a futex word while it holds value, counting
+ * and tracing the park when w is a worker. Used by waits on tasks and groups. */
+void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value);
 /* Any thread: wakes every parked worker (shutdown, spare management). */
 void ws__idle_wake_all(ws_pool *pool);
 /* Worker w, with nothing to do: spins, yields, then parks until work appears. Returns a task

@@ -127,9 +127,7 @@ static void park_on_task(ws__worker *w, ws__task *t, uint32_t s)
             return;
         s |= WS_TASK_WAITER;
     }
-    if (w != NULL)
-        ws__count(w, parks, 1);
-    ws__futex_wait(&t->state, s);
+    ws__park_word(w, &t->state, s);
 }
 
 void ws__task_wait(ws__worker *w, ws__task *t)
