@@ -4,8 +4,9 @@
  *     a worker of A is an outside thread for B, so its work goes through B's injector, and the
  *     ws_joins inside run on B's workers.
  *  2. Nested both ways: a task of A runs a task on B, which runs fib back on A. One worker of A
- *     is blocked in ws_pool_run(B) meanwhile, so A needs a second worker to make progress; the
- *     test gives A two, and does not rely on the blocked worker helping.
+ *     is blocked in ws_pool_run(B) meanwhile. With two workers A has another to make progress;
+ *     with one (pool S), only the spare that the header promises for a worker waiting in
+ *     ws_pool_run on another pool can run it, so a missing spare shows up as a hang.
  *  3. A task of A creates a pool C, runs fib on it and destroys it, on both halves of a join.
  *  4. ws_pool_run from a worker of the same pool calls fn directly, on the same worker.
  * The spawn counters of both pools are checked after each step: the joins of a task must land
@@ -149,7 +150,9 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : (int)test_scaled(20, 5);
     ws_pool *a = sched_pool(2);
     ws_pool *b = sched_pool(3);
+    ws_pool *single = sched_pool(1);
     ctx c = {a, b, FIB_N};
+    ctx cs = {single, b, FIB_N};
 
     uint64_t joins = sched_fib_joins(FIB_N);
     for (int r = 0; r < rounds; r++) {
@@ -161,6 +164,8 @@ int main(int argc, char **argv)
         ctx rev = {b, a, FIB_N};
         step(b, a_joins_two_runs_on_b, &rev, a, 2 * joins, b, 1);
         step(b, a_runs_b_runs_a, &rev, a, 0, b, joins);
+        /* The only worker of S waits on B while B's task runs fib back on S. */
+        step(single, a_runs_b_runs_a, &cs, single, joins, b, 0);
         /* One join on A; the fibs run on the inner pools. */
         step(a, a_makes_two_pools, &c, a, 1, b, 0);
         step(a, same_outer, &a, a, 0, b, 0);
@@ -174,6 +179,7 @@ int main(int argc, char **argv)
     printf("rounds %d: A spawns %" PRIu64 " steals %" PRIu64 "; B spawns %" PRIu64
            " steals %" PRIu64 "\n",
            rounds, sa.spawns, sa.steals, sb.spawns, sb.steals);
+    ws_pool_destroy(single);
     ws_pool_destroy(b);
     ws_pool_destroy(a);
     printf("ok\n");
