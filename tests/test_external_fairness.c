@@ -1,0 +1,298 @@
+/* test_external_fairness: an external job is not starved by workers busy with local work.
+ *
+ * usage: test_external_fairness WORKERS MODE
+ *   wait      every worker runs a job that pushed thousands of short jobs on its own deque
+ *             (ws_group_submit from the worker) and waits for them (ws_group_wait, which pops
+ *             its own deque). An external job submitted then must start within a bounded number
+ *             of pickups: the short jobs that started between the moment ws_submit returned and
+ *             the moment the external job started (one global counter) must be at most
+ *             64 * WORKERS. Every 31st pick looks at the injectors, so about 31 per worker is
+ *             the expected worst case. Several trials; the counts are printed.
+ *   loop      the same, but the jobs return after pushing theirs, so the short jobs are popped
+ *             by the worker loop itself.
+ *   joinwait  (2+ workers) a job's ws_join child is stolen; it pushes short jobs on the
+ *             thief's deque and holds the thief until an external job has started, while every
+ *             other worker is busy. The joiner, leapfrogging those jobs while it waits at the
+ *             join, must run the external job itself within 64 pickups.
+ *   join      (1 worker) a job makes thousands of ws_join calls that never have to wait (the
+ *             child is always popped back): no unrelated work may run inside them, so an
+ *             external job submitted meanwhile starts only after that job returned.
+ */
+#include "test_external_util.h"
+
+enum { TRIALS = 5 };
+
+static atomic_ullong short_started; /* short jobs started, all workers */
+
+static void short_fn(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add(&short_started, 1);
+    (void)ext_burn(300);
+}
+
+/* ---- wait and loop ----------------------------------------------------------------------- */
+
+typedef struct fair_run {
+    ws_pool *pool;
+    unsigned workers;
+    unsigned per_worker; /* short jobs each parent pushes */
+    int wait;            /* parents wait for their group (else they return) */
+    atomic_ullong ready; /* parents that pushed all their jobs */
+    atomic_ullong go;    /* the external job is queued: parents may go on */
+    atomic_ullong x_started;
+    unsigned long long x_seen; /* short_started when the external job started */
+    int x_worker;
+    ws_group groups[64]; /* one per parent */
+    atomic_uint parent_index;
+} fair_run;
+
+static void parent_fn(void *arg)
+{
+    fair_run *r = arg;
+    unsigned me = atomic_fetch_add(&r->parent_index, 1);
+    ws_group *g = &r->groups[me];
+    for (unsigned i = 0; i < r->per_worker; i++)
+        ASSERT_OK(ws_group_submit(g, short_fn, NULL, 0));
+    /* Hold this worker until every worker has its own parent and its own backlog (so that no
+     * worker is idle: an idle worker would take the external job at once) and the external job
+     * is queued (so that the backlogs cannot drain before it is there, however long the
+     * submitting thread is descheduled). */
+    atomic_fetch_add(&r->ready, 1);
+    ext_wait_at_least(&r->go, 1, "the external job to be queued");
+    if (r->wait)
+        ws_group_wait(g);
+}
+
+static void x_fn(void *arg)
+{
+    fair_run *r = arg;
+    r->x_seen = atomic_load(&short_started);
+    r->x_worker = ws_worker_id();
+    atomic_store(&r->x_started, 1);
+}
+
+static void mode_backlog(unsigned workers, int wait)
+{
+    unsigned per_worker = (unsigned)test_scaled(4000, 1000);
+    long long bound = 64ll * workers;
+    long long worst = 0;
+    ASSERT(workers <= 64);
+    for (int trial = 0; trial < TRIALS; trial++) {
+        fair_run *r = calloc(1, sizeof *r);
+        ASSERT(r != NULL);
+        r->pool = ext_pool(workers, 0);
+        r->workers = workers;
+        r->per_worker = per_worker;
+        r->wait = wait;
+        for (unsigned i = 0; i < workers; i++)
+            ws_group_init(&r->groups[i], r->pool);
+        atomic_store(&short_started, 0);
+        for (unsigned i = 0; i < workers; i++)
+            ASSERT_OK(ws_submit(r->pool, parent_fn, r, 0));
+        ext_wait_at_least(&r->ready, workers, "every worker to push its backlog");
+        unsigned long long before = atomic_load(&short_started);
+        ASSERT_OK(ws_submit(r->pool, x_fn, r, 0));
+        unsigned long long after = atomic_load(&short_started);
+        atomic_store(&r->go, 1);
+        ext_wait_at_least(&r->x_started, 1, "the external job to start");
+        for (unsigned i = 0; i < workers; i++)
+            ws_group_wait(&r->groups[i]);
+        ws_pool_destroy(r->pool);
+        unsigned long long total = (unsigned long long)per_worker * workers;
+        ASSERT_EQ(atomic_load(&short_started), total);
+        long long waited = (long long)r->x_seen - (long long)after;
+        printf("trial %d: the external job started on worker %d after %lld pickups "
+               "(%lld counted from before ws_submit; %llu of %llu short jobs had started)\n",
+               trial, r->x_worker, waited, (long long)r->x_seen - (long long)before, r->x_seen,
+               total);
+        if (waited > bound)
+            WS_TEST_FAIL("the external job waited %lld pickups, more than %lld (64 per worker)",
+                         waited, bound);
+        /* It did not simply wait for the backlogs to drain. */
+        ASSERT_LT(r->x_seen, total);
+        if (waited > worst)
+            worst = waited;
+        free(r);
+    }
+    printf("%u workers, parents %s: at most %lld pickups before the external job started "
+           "(bound %lld, %u short jobs queued per worker)\n",
+           workers, wait ? "waiting in ws_group_wait" : "returned to the worker loop", worst, bound,
+           per_worker);
+}
+
+/* ---- joinwait ----------------------------------------------------------------------------- */
+
+/* The join's child (on the thief) waits until the external job is queued, pushes short jobs on
+ * the thief's deque and then, without helping, holds the thief until the external job starts.
+ * The joiner, waiting for the child, leapfrogs: it steals those short jobs from the thief, one
+ * pick each, and must look at the injectors within a few dozen picks. Without that it would
+ * drain the jobs and park, and the test would report a hang. (The external job is queued
+ * before the joiner starts waiting on purpose: a joiner that has parked sleeps until its child
+ * completes and is not woken by new external work.) */
+typedef struct joinwait_run {
+    ws_pool *pool;
+    unsigned per_child; /* short jobs the child pushes */
+    ext_gate busy;      /* holds the other workers */
+    ws_group group;     /* the child's short jobs */
+    atomic_ullong child_started;
+    atomic_ullong x_submitted;
+    atomic_ullong child_ready;
+    atomic_ullong x_started;
+    int joiner_worker, child_worker, x_worker;
+    unsigned long long x_seen, after;
+} joinwait_run;
+
+static void jw_first(void *arg)
+{
+    joinwait_run *r = arg;
+    r->joiner_worker = ws_worker_id();
+    /* Return only once a thief has the second half and its jobs, so that the join waits. */
+    ext_wait_at_least(&r->child_ready, 1, "the join's child to be stolen");
+}
+
+static void jw_second(void *arg)
+{
+    joinwait_run *r = arg;
+    r->child_worker = ws_worker_id();
+    atomic_store(&r->child_started, 1);
+    ext_wait_at_least(&r->x_submitted, 1, "the external job to be queued");
+    for (unsigned i = 0; i < r->per_child; i++)
+        ASSERT_OK(ws_group_submit(&r->group, short_fn, NULL, 0));
+    atomic_store(&r->child_ready, 1);
+    ext_wait_at_least(&r->x_started, 1, "the external job to start inside the join's wait");
+    ws_group_wait(&r->group);
+}
+
+static void jw_parent(void *arg)
+{
+    ws_join(jw_first, arg, jw_second, arg);
+}
+
+static void jw_x(void *arg)
+{
+    joinwait_run *r = arg;
+    r->x_worker = ws_worker_id();
+    r->x_seen = atomic_load(&short_started);
+    atomic_store(&r->x_started, 1);
+}
+
+static void mode_joinwait(unsigned workers)
+{
+    ASSERT(workers >= 2);
+    for (int trial = 0; trial < TRIALS; trial++) {
+        joinwait_run r;
+        memset(&r, 0, sizeof r);
+        ext_gate_init(&r.busy);
+        r.pool = ext_pool(workers, 0);
+        r.per_child = (unsigned)test_scaled(4000, 1000);
+        ws_group_init(&r.group, r.pool);
+        atomic_store(&short_started, 0);
+        /* Occupy all workers but two: the joiner and the thief. */
+        for (unsigned i = 0; i + 2 < workers; i++)
+            ASSERT_OK(ws_submit(r.pool, ext_gate_job, &r.busy, 0));
+        ext_wait_at_least(&r.busy.arrived, workers - 2, "the other workers to be held");
+        ASSERT_OK(ws_submit(r.pool, jw_parent, &r, 0));
+        ext_wait_at_least(&r.child_started, 1, "the join's child to be stolen");
+        ASSERT_OK(ws_submit(r.pool, jw_x, &r, 0));
+        unsigned long long after = atomic_load(&short_started);
+        atomic_store(&r.x_submitted, 1);
+        ext_wait_at_least(&r.x_started, 1, "the external job to start");
+        ext_gate_open(&r.busy);
+        ws_pool_destroy(r.pool);
+        long long waited = (long long)r.x_seen - (long long)after;
+        printf("trial %d, %u workers: joiner on worker %d, its child stolen by worker %d; the "
+               "external job ran on worker %d after %lld leapfrogged pickups (%llu of %u)\n",
+               trial, workers, r.joiner_worker, r.child_worker, r.x_worker, waited, r.x_seen,
+               r.per_child);
+        ASSERT_NE(r.joiner_worker, r.child_worker);
+        ASSERT_EQ(r.x_worker, r.joiner_worker);
+        ASSERT_LE(waited, 64);
+        ASSERT_LT(r.x_seen, r.per_child);
+    }
+}
+
+/* ---- join: the fast path is not a scheduling point ---------------------------------------- */
+
+typedef struct join_run {
+    atomic_ullong x_submitted;
+    atomic_int parent_done;
+    atomic_ullong x_started;
+    int x_saw_parent_done;
+    int parent_worker, x_worker;
+} join_run;
+
+typedef struct fib_arg {
+    int n;
+    uint64_t r;
+} fib_arg;
+
+static void fib_fn(void *p)
+{
+    fib_arg *f = p;
+    if (f->n < 2) {
+        f->r = (uint64_t)f->n;
+        return;
+    }
+    fib_arg a = {f->n - 1, 0}, b = {f->n - 2, 0};
+    ws_join(fib_fn, &a, fib_fn, &b);
+    f->r = a.r + b.r;
+}
+
+static void join_parent(void *arg)
+{
+    join_run *r = arg;
+    r->parent_worker = ws_worker_id();
+    ext_wait_at_least(&r->x_submitted, 1, "the external job to be submitted");
+    fib_arg f = {22, 0}; /* 28656 joins, each a scheduling point if the fast path were one */
+    fib_fn(&f);
+    ASSERT_UEQ(f.r, 17711);
+    atomic_store(&r->parent_done, 1);
+}
+
+static void join_x(void *arg)
+{
+    join_run *r = arg;
+    r->x_worker = ws_worker_id();
+    r->x_saw_parent_done = atomic_load(&r->parent_done);
+    atomic_store(&r->x_started, 1);
+}
+
+static void mode_join(void)
+{
+    join_run r;
+    memset(&r, 0, sizeof r);
+    ws_pool *pool = ext_pool(1, 0);
+    ASSERT_OK(ws_submit(pool, join_parent, &r, 0));
+    ASSERT_OK(ws_submit(pool, join_x, &r, 0));
+    atomic_store(&r.x_submitted, 1);
+    ext_wait_at_least(&r.x_started, 1, "the external job to start");
+    ws_stats st;
+    ws_pool_stats(pool, &st);
+    ws_pool_destroy(pool);
+    printf("1 worker: the external job started after the job making 28656 joins returned "
+           "(parks %llu, steals %llu)\n",
+           (unsigned long long)st.parks, (unsigned long long)st.steals);
+    ASSERT_EQ(r.x_saw_parent_done, 1);
+    ASSERT_EQ(r.x_worker, 0);
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc < 3)
+        WS_TEST_FAIL("usage: %s WORKERS wait|loop|joinwait|join", argv[0]);
+    unsigned workers = ext_arg_unsigned(argc, argv, 1, 2);
+    const char *mode = argv[2];
+    if (strcmp(mode, "wait") == 0)
+        mode_backlog(workers, 1);
+    else if (strcmp(mode, "loop") == 0)
+        mode_backlog(workers, 0);
+    else if (strcmp(mode, "joinwait") == 0)
+        mode_joinwait(workers);
+    else if (strcmp(mode, "join") == 0)
+        mode_join();
+    else
+        WS_TEST_FAIL("unknown mode %s", mode);
+    return 0;
+}

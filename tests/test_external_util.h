@@ -1,0 +1,229 @@
+/* test_external_util.h: helpers shared by the tests of external work (tests/test_external_*.c):
+ * making pools, sleeping, waiting for a condition with a hang guard, gates that hold a worker
+ * until the test releases it, counting the process's threads, and running code in a forked
+ * child with its stderr captured. Header-only, like test.h.
+ */
+#ifndef WS_TEST_EXTERNAL_UTIL_H
+#define WS_TEST_EXTERNAL_UTIL_H
+
+#include "test.h"
+#include "worksteal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A wait for another thread that lasts longer than this is reported as a hang (with what was
+ * awaited), before ctest's TIMEOUT would kill the test without a word. Not a performance bound:
+ * every wait below is for something that must happen eventually. */
+#define EXT_HANG_SECONDS 120.0
+
+static inline double ext_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline void ext_sleep_us(unsigned us)
+{
+    struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static inline void ext_sleep_ms(unsigned ms)
+{
+    ext_sleep_us(ms * 1000u);
+}
+
+/* Polls *v until it is at least want: yields first, then sleeps 100 us between looks (the
+ * machine may have fewer cores than the test has threads). Fails the test after
+ * EXT_HANG_SECONDS, naming what it waited for. */
+static inline void ext_wait_at_least(atomic_ullong *v, unsigned long long want, const char *what)
+{
+    double start = ext_now();
+    for (unsigned i = 0; atomic_load(v) < want; i++) {
+        if (i < 100) {
+            sched_yield();
+            continue;
+        }
+        ext_sleep_us(100);
+        if (ext_now() - start > EXT_HANG_SECONDS)
+            WS_TEST_FAIL("hang: waited %.0f s for %s (%llu of %llu)", EXT_HANG_SECONDS, what,
+                         (unsigned long long)atomic_load(v), want);
+    }
+}
+
+/* A gate: a job holds its worker in gate_hold until the test opens the gate. The holder spins
+ * with yields and short sleeps, so it occupies its worker without starving the other threads
+ * of a small machine. */
+typedef struct ext_gate {
+    atomic_int open;
+    atomic_ullong arrived; /* holders that reached the gate */
+} ext_gate;
+
+static inline void ext_gate_init(ext_gate *g)
+{
+    atomic_init(&g->open, 0);
+    atomic_init(&g->arrived, 0);
+}
+
+static inline void ext_gate_hold(ext_gate *g)
+{
+    atomic_fetch_add(&g->arrived, 1);
+    for (unsigned i = 0; !atomic_load(&g->open); i++) {
+        if (i < 64)
+            sched_yield();
+        else
+            ext_sleep_us(50);
+    }
+}
+
+/* As a job function: arg is the gate. */
+static inline void ext_gate_job(void *arg)
+{
+    ext_gate_hold((ext_gate *)arg);
+}
+
+static inline void ext_gate_open(ext_gate *g)
+{
+    atomic_store(&g->open, 1);
+}
+
+/* About `n` units of CPU work that the compiler cannot remove. */
+static inline uint64_t ext_burn(unsigned n)
+{
+    volatile uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (unsigned i = 0; i < n; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+}
+
+static inline ws_pool *ext_pool(unsigned workers, unsigned max_spares)
+{
+    ws_pool *pool = NULL;
+    ws_config cfg = {0};
+    cfg.workers = workers;
+    cfg.max_spares = max_spares;
+    int err = ws_pool_create(&pool, &cfg);
+    if (err != 0)
+        WS_TEST_FAIL("ws_pool_create(workers=%u, max_spares=%u): %d (%s)", workers, max_spares, err,
+                     ws_strerror(err));
+    ASSERT_EQ(ws_pool_workers(pool), workers);
+    return pool;
+}
+
+/* A positive number from argv[i], or `fallback` when absent. */
+static inline unsigned ext_arg_unsigned(int argc, char **argv, int i, unsigned fallback)
+{
+    if (argc <= i)
+        return fallback;
+    char *end;
+    long v = strtol(argv[i], &end, 10);
+    if (*end != '\0' || v < 1 || v > 100000000)
+        WS_TEST_FAIL("bad argument %s", argv[i]);
+    return (unsigned)v;
+}
+
+/* ---- threads and CPU time ---------------------------------------------------------------- */
+
+/* The number of threads of this process (entries of /proc/self/task). */
+static inline int ext_thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    ASSERT(d != NULL);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* The thread count before any pool of the test exists, after a throwaway pool: the sanitizers'
+ * runtimes start a helper thread at the first pthread_create, which is not the library's. */
+static inline int ext_thread_baseline(void)
+{
+    ws_pool *warm = ext_pool(1, 0);
+    ws_pool_destroy(warm);
+    int n = ext_thread_count();
+    for (int i = 0; i < 100; i++) {
+        ext_sleep_ms(5);
+        int m = ext_thread_count();
+        if (m == n)
+            break;
+        n = m;
+    }
+    return n;
+}
+
+/* User plus system CPU time of the whole process, in seconds. */
+static inline double ext_process_cpu_s(void)
+{
+    struct rusage ru;
+    ASSERT_OK(getrusage(RUSAGE_SELF, &ru));
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* ---- running code in a child process ----------------------------------------------------- */
+
+typedef struct ext_child {
+    int status;      /* from waitpid */
+    char err[16384]; /* the child's stderr, NUL-terminated (truncated if longer) */
+} ext_child;
+
+/* Forks and runs fn(arg) in the child with its stderr sent to a pipe, then _exit(0). Call while
+ * the process has one thread only (a forked child of a threaded process may not start threads).
+ * A child that hangs is killed by SIGALRM after a minute, which the status shows. */
+static inline void ext_run_child(ext_child *c, void (*fn)(void *), void *arg)
+{
+    int fds[2];
+    ASSERT_OK(pipe(fds));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        if (dup2(fds[1], STDERR_FILENO) < 0)
+            _exit(99);
+        close(fds[1]);
+        alarm(60);
+        fn(arg);
+        fflush(stdout);
+        fflush(stderr);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t len = 0;
+    for (;;) {
+        ssize_t r = read(fds[0], c->err + len, sizeof c->err - 1 - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        if (len == sizeof c->err - 1) {
+            char sink[256]; /* keep draining so the child never blocks on a full pipe */
+            while (read(fds[0], sink, sizeof sink) > 0)
+                ;
+            break;
+        }
+    }
+    c->err[len] = '\0';
+    close(fds[0]);
+    while (waitpid(pid, &c->status, 0) < 0)
+        ASSERT(errno == EINTR);
+}
+
+#endif /* WS_TEST_EXTERNAL_UTIL_H */
