@@ -107,7 +107,9 @@ void ws__task_wait(struct ws__worker *w, ws__task *t);
  * written by the thread that runs the child before the task completes. */
 typedef struct ws__prof_slot {
     uint64_t work, span, bspan; /* the child's totals, ns */
-    uint64_t push_ns, start_ns; /* when it was pushed, and started: the steal cost if stolen */
+    /* The steal cost, if stolen: the thief's attempt began at steal_ns, the child started at
+     * start_ns. */
+    uint64_t steal_ns, start_ns;
     uint64_t spawn_span, spawn_bspan; /* ws_spawn: the parent's span at the spawn point */
 } ws__prof_slot;
 
@@ -120,6 +122,10 @@ void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot);
 void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_stolen);
 void ws__prof_spawn_mark(ws__prof_slot *slot);
 void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen);
+/* Worker w is about to try a steal: note the time if the pool is being profiled. */
+static inline void ws__prof_note_steal(struct ws__worker *w);
+/* A stolen child's slot: the time the thief began the successful steal. */
+void ws__prof_mark_stolen(struct ws__worker *w, ws__prof_slot *slot);
 
 /* ---- statistics (stats.c) ---------------------------------------------------------------- */
 
@@ -160,6 +166,7 @@ typedef struct ws__worker {
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */
     _Atomic uint32_t profiling;
+    uint64_t steal_begin_ns; /* while profiling: when the latest steal attempt began */
     ws__thread thread;
     bool started; /* the thread was created (pool.c, under creation only) */
     bool spare;   /* a spare worker for blocked tasks (group.c) */
@@ -321,6 +328,13 @@ static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
     /* relaxed: a glance without a barrier (see idle.c); the strict path is ws__idle_notify. */
     if (WS_UNLIKELY(ws_load_relaxed(&pool->idle.sleepers) != 0))
         ws__idle_notify(pool);
+}
+
+static inline void ws__prof_note_steal(ws__worker *w)
+{
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0))
+        w->steal_begin_ns = ws__now_ns();
 }
 
 /* The spare workers (for blocking tasks) are workers P..P+nspares-1 of workers[]. */

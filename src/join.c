@@ -26,6 +26,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <string.h>
 
 /* The innermost unsynced ws_spawn of this thread: the spawn stack that ws_sync checks. */
 static _Thread_local ws__task *spawn_top WS_TLS_FAST;
@@ -83,12 +84,15 @@ static void run_traced(ws__worker *w, const char *what, ws_fn fn, void *arg)
 static void run_child(ws__worker *w, ws__task *t, const char *what)
 {
     /* relaxed: the PROFILED bit was set before the task was published. */
-    if (WS_UNLIKELY(ws_load_relaxed(&t->state) & WS_TASK_PROFILED))
+    if (WS_UNLIKELY(ws_load_relaxed(&t->state) & WS_TASK_PROFILED)) {
+        if (w != NULL && (strcmp(what, "stolen") == 0 || strcmp(what, "leapfrog") == 0))
+            ws__prof_mark_stolen(w, t->owner);
         ws__prof_run_child(t->fn, t->arg, t->owner);
-    else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL))
+    } else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL)) {
         run_traced(w, what, t->fn, t->arg);
-    else
+    } else {
         t->fn(t->arg);
+    }
 }
 
 void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
@@ -276,7 +280,6 @@ static void join_instrumented(ws__worker *w, ws_fn a, void *a_arg, ws__task *t)
         /* relaxed: not published yet (the push's release store does it). */
         ws_store_relaxed(&t->state, ws_load_relaxed(&t->state) | WS_TASK_PROFILED);
         t->owner = &sb;
-        sb.push_ns = ws__now_ns();
     }
     bool pushed = push_task(w, t);
     if (profiled)

@@ -6,7 +6,7 @@
  *   work   the sum of its strands' times and of its children's work (T1);
  *   span   the longest path through it (T-infinity);
  *   bspan  the burdened span: the span where every path through a stolen child also carries the
- *          measured cost of that steal (from the push to the start on the thief).
+ *          measured cost of that steal (see steal_cost).
  * A strand's time is added to work, span and bspan alike. The fork-join events combine:
  *   ws_join(a, b)    work += work(a) + work(b); span += max(span(a), span(b));
  *                    bspan += max(bspan(a), bspan(b) + steal cost of b, if b was stolen).
@@ -93,10 +93,27 @@ void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot)
     slot->bspan = f.bspan;
 }
 
-/* The steal cost charged to the burdened span: from the push to the start on the thief. */
+static uint64_t elapsed(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+/* The steal cost charged to the burdened span: what the thief spent from the start of its
+ * successful steal attempt to starting the child (the steal itself, and the cache misses on the
+ * task record). Not the time the child sat in the deque before a thief came, nor the time the
+ * parent spent on other work after the child finished: those come from this run's schedule,
+ * not from the DAG, and charging them made the burdened span of an irregular tree larger than
+ * its work. */
 static uint64_t steal_cost(const ws__prof_slot *slot, bool stolen)
 {
-    return stolen && slot->start_ns > slot->push_ns ? slot->start_ns - slot->push_ns : 0;
+    if (!stolen || slot->steal_ns == 0)
+        return 0;
+    return elapsed(slot->steal_ns, slot->start_ns);
+}
+
+void ws__prof_mark_stolen(ws__worker *w, ws__prof_slot *slot)
+{
+    slot->steal_ns = w->steal_begin_ns;
 }
 
 void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_stolen)
@@ -114,7 +131,7 @@ void ws__prof_spawn_mark(ws__prof_slot *slot)
     ws__frame *f = cur_frame;
     slot->spawn_span = f != NULL ? f->span : 0;
     slot->spawn_bspan = f != NULL ? f->bspan : 0;
-    slot->push_ns = ws__now_ns();
+    slot->steal_ns = 0;
 }
 
 void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen)

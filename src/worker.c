@@ -40,6 +40,7 @@ static inline uint32_t next_random(ws__worker *w)
 ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
 {
     ws__count(w, steal_attempts, 1);
+    ws__prof_note_steal(w);
     ws__task *t = ws__wdeque_steal(&v->deque);
     if (t != NULL) {
         ws__count(w, steals, 1);
