@@ -219,7 +219,7 @@ static void destroy(void *p)
 const wb_workload wb_nqueens = {
     .name = "nqueens",
     .title = "n queens, a task per legal placement: irregular fan-out",
-    .default_size = 14,
+    .default_size = 13,
     .quick_size = 8,
     .prepare = prepare,
     .describe = describe,

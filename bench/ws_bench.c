@@ -1064,8 +1064,10 @@ static void print_targets(const options *o)
     const profile_row *ps = &profiles[seqm], *pp = &profiles[parm];
     if (ps->have && pp->have && strcmp(ps->status, "ok") == 0 && strcmp(pp->status, "ok") == 0)
         printf("  Measured with ws_pool_profile: parallelism T1/Tinf = %.1f with the sequential\n"
-               "  merge, %.1f with the parallel merge.\n",
-               ps->p.parallelism, pp->p.parallelism);
+               "  merge, %.1f with the parallel merge; at 2 workers the burdened estimate\n"
+               "  T1 / (T1/2 + burdened span) gives %.2fx against %.2fx.\n",
+               ps->p.parallelism, pp->p.parallelism, ws_profile_burdened_speedup(&ps->p, 2),
+               ws_profile_burdened_speedup(&pp->p, 2));
 }
 
 /* ---------------------------------------------------------------------------------------- */
