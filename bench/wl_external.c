@@ -1,0 +1,865 @@
+/* wl_external.c: benchmarks of external work: the injector, wake-ups and priorities.
+ *
+ *   bench_external [--quick] [--workers N] [--reps N] [--jobs N] [--samples N] [--csv FILE]
+ *
+ * 1. Injector throughput. 1, 2 and 4 producer threads (outside the pool) submit --jobs tiny jobs
+ *    in total (default 10^6) to a pool of --workers workers (default: the online CPUs); the
+ *    clock runs from the moment the producers start to the moment the last job has run. Three
+ *    variants: ws_submit (detached jobs; the main thread polls the jobs' counters), ws_group_submit
+ *    (one group; the main thread waits in ws_group_wait), the central-queue pool of
+ *    central_pool.h, whose one mutex guards one FIFO (cq_submit; cq_pool_wait), and mq_pool
+ *    below, the same mutex FIFO with one heap record per job like worksteal. The central pool's
+ *    records are preallocated (its API takes caller memory), which spares it the allocator.
+ *    Median of --reps runs (default 5), variants interleaved run by run so that a change in the
+ *    machine's load hits all of them alike.
+ * 1b. The queues alone: the injector's push and take against a mutex FIFO, without a pool (see
+ *    bench_queues below).
+ * 2. Wake-up latency: the time from ws_submit on a parked pool to the start of the job, p50 and
+ *    p99 over --samples samples (default 10^4). Before each sample the benchmark waits until
+ *    every worker has parked (read from the pool's idle counters) and then 300 us more. The same
+ *    for the mutex pool, whose idle workers sleep on its condition variable as soon as the
+ *    queue is empty (a 300 us pause before each sample). Samples of the two alternate.
+ * 3. Priority latency: a pool saturated by one long job per worker (5 ms of spinning) and a
+ *    backlog of 64 normal jobs (200 us each) in the injector; a probe job submitted then (after
+ *    a random pause of up to 1 ms) with WS_HIGH_PRIORITY, or at normal priority: the time from
+ *    its submission to its start, p50 and p99 (high and normal samples alternate).
+ * --quick: tiny sizes for CI (numbers meaningless). --csv FILE: one row per figure.
+ * A run in which a job was lost or ran twice makes the program exit 1.
+ */
+#include "wl_external.h"
+
+#include "central_pool.h"
+#include "internal.h" /* the pool's idle counters: wait until every worker has parked */
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { MAX_PRODUCERS = 4, BACKLOG = 64 };
+
+#define LONG_JOB_NS    5000000ull /* a saturating job: 5 ms */
+#define BACKLOG_JOB_NS 200000ull  /* a backlog job: 200 us */
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_us(unsigned us)
+{
+    struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void spin_for_ns(uint64_t ns)
+{
+    uint64_t end = now_ns() + ns;
+    while (now_ns() < end)
+        ;
+}
+
+typedef struct xb_opts {
+    bool quick;
+    unsigned workers;
+    int reps;
+    unsigned long jobs;
+    unsigned samples;      /* wake-up samples per pool */
+    unsigned prio_samples; /* priority samples per priority */
+    const char *csv;
+} xb_opts;
+
+static FILE *csv_file;
+static bool lost_jobs; /* a run lost or duplicated a job */
+
+static void csv_row(const char *section, const char *variant, unsigned param, const char *metric,
+                    double value)
+{
+    if (csv_file != NULL)
+        fprintf(csv_file, "%s,%s,%u,%s,%.6g\n", section, variant, param, metric, value);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile (0..1) of v[0..n), nearest rank; sorts v. */
+static double quantile(double *v, size_t n, double q)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    size_t k = (size_t)(q * (double)n + 0.5);
+    if (k > 0)
+        k--;
+    return v[k < n ? k : n - 1];
+}
+
+static ws_pool *make_ws_pool(unsigned workers)
+{
+    ws_pool *pool = NULL;
+    ws_config cfg = {0};
+    cfg.workers = workers;
+    int err = ws_pool_create(&pool, &cfg);
+    if (err != 0) {
+        fprintf(stderr, "ws_pool_create: %s\n", ws_strerror(err));
+        exit(2);
+    }
+    return pool;
+}
+
+static cq_pool *make_cq_pool(unsigned workers)
+{
+    cq_pool *pool = NULL;
+    int err = cq_pool_create(&pool, workers);
+    if (err != 0) {
+        fprintf(stderr, "cq_pool_create: %s\n", strerror(err));
+        exit(2);
+    }
+    return pool;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* A mutex FIFO pool with one heap record per job                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/* The central-queue pool takes caller memory for its records, so its runs pay no allocation,
+ * while worksteal allocates a record per job (in the producer) and frees it (in the worker).
+ * This small pool has the same queue as the central one (one mutex, one FIFO, a condition
+ * variable for idle workers) and worksteal's record discipline, so that the two queue designs
+ * can also be compared at equal allocation cost. Locking: `lock` guards head, tail, sleepers
+ * and stop; the workers sleep on `work`. */
+typedef struct mq_job {
+    struct mq_job *next;
+    void (*fn)(void *);
+    void *arg;
+} mq_job;
+
+typedef struct mq_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t work;
+    mq_job *head, *tail;
+    unsigned sleepers;
+    bool stop;
+    unsigned nthreads;
+    pthread_t threads[64];
+} mq_pool;
+
+static void *mq_worker(void *p)
+{
+    mq_pool *q = p;
+    pthread_mutex_lock(&q->lock);
+    for (;;) {
+        while (q->head == NULL && !q->stop) {
+            q->sleepers++;
+            pthread_cond_wait(&q->work, &q->lock);
+            q->sleepers--;
+        }
+        mq_job *j = q->head;
+        if (j == NULL)
+            break; /* stop, and the queue is empty */
+        q->head = j->next;
+        if (q->head == NULL)
+            q->tail = NULL;
+        pthread_mutex_unlock(&q->lock);
+        j->fn(j->arg);
+        free(j);
+        pthread_mutex_lock(&q->lock);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return NULL;
+}
+
+static mq_pool *mq_create(unsigned workers)
+{
+    mq_pool *q = calloc(1, sizeof *q);
+    if (q == NULL || workers > 64) {
+        fprintf(stderr, "mq_create: out of memory or too many workers\n");
+        exit(2);
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->work, NULL);
+    for (unsigned i = 0; i < workers; i++) {
+        if (pthread_create(&q->threads[i], NULL, mq_worker, q) != 0) {
+            fprintf(stderr, "mq_create: pthread_create failed\n");
+            exit(2);
+        }
+        q->nthreads++;
+    }
+    return q;
+}
+
+static void mq_submit(mq_pool *q, void (*fn)(void *), void *arg)
+{
+    mq_job *j = malloc(sizeof *j);
+    if (j == NULL) {
+        fprintf(stderr, "mq_submit: out of memory\n");
+        exit(2);
+    }
+    j->next = NULL;
+    j->fn = fn;
+    j->arg = arg;
+    pthread_mutex_lock(&q->lock);
+    if (q->tail != NULL)
+        q->tail->next = j;
+    else
+        q->head = j;
+    q->tail = j;
+    if (q->sleepers > 0)
+        pthread_cond_signal(&q->work);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* Runs everything queued, then stops and frees the pool. */
+static void mq_destroy(mq_pool *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->stop = true;
+    pthread_cond_broadcast(&q->work);
+    pthread_mutex_unlock(&q->lock);
+    for (unsigned i = 0; i < q->nthreads; i++)
+        pthread_join(q->threads[i], NULL);
+    pthread_cond_destroy(&q->work);
+    pthread_mutex_destroy(&q->lock);
+    free(q);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 1. Injector throughput                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+enum { TP_WS_SUBMIT, TP_WS_GROUP, TP_MUTEX, TP_MUTEX_MALLOC, TP_VARIANTS };
+static const char *const tp_names[TP_VARIANTS] = {"ws_submit", "ws_group_submit", "mutex",
+                                                  "mutex_malloc"};
+
+typedef struct tp_counter {
+    alignas(64) atomic_ulong n; /* jobs of one producer that ran */
+} tp_counter;
+
+typedef struct tp_run {
+    int variant;
+    ws_pool *ws;
+    cq_pool *cq;
+    mq_pool *mq;
+    ws_group group;
+    cq_task *tasks; /* the mutex pool's records, jobs of producer p at [p * per, ...) */
+    unsigned producers;
+    unsigned long per;
+    tp_counter counts[MAX_PRODUCERS];
+    atomic_uint ready;
+    atomic_int go;
+} tp_run;
+
+typedef struct tp_producer {
+    tp_run *run;
+    unsigned index;
+    pthread_t thread;
+} tp_producer;
+
+static void tiny_fn(void *arg)
+{
+    /* relaxed: a count, read after the pool's own completion wait (or polled) */
+    atomic_fetch_add_explicit((atomic_ulong *)arg, 1, memory_order_relaxed);
+}
+
+static void *tp_producer_main(void *p)
+{
+    tp_producer *pr = p;
+    tp_run *r = pr->run;
+    atomic_ulong *count = &r->counts[pr->index].n;
+    atomic_fetch_add(&r->ready, 1);
+    while (!atomic_load(&r->go))
+        sched_yield();
+    for (unsigned long i = 0; i < r->per; i++) {
+        int err = 0;
+        switch (r->variant) {
+        case TP_WS_SUBMIT:
+            err = ws_submit(r->ws, tiny_fn, count, 0);
+            break;
+        case TP_WS_GROUP:
+            err = ws_group_submit(&r->group, tiny_fn, count, 0);
+            break;
+        case TP_MUTEX:
+            cq_submit(r->cq, &r->tasks[pr->index * r->per + i], tiny_fn, count);
+            break;
+        default:
+            mq_submit(r->mq, tiny_fn, count);
+            break;
+        }
+        if (err != 0) {
+            fprintf(stderr, "submit: %s\n", ws_strerror(err));
+            exit(2);
+        }
+    }
+    return NULL;
+}
+
+static unsigned long tp_count(tp_run *r)
+{
+    unsigned long sum = 0;
+    for (unsigned p = 0; p < r->producers; p++)
+        sum += atomic_load_explicit(&r->counts[p].n, memory_order_relaxed); /* relaxed: a poll */
+    return sum;
+}
+
+/* One timed run: seconds from the producers' start to the last job's end. */
+static double tp_once(tp_run *r, int variant, unsigned producers, unsigned long total)
+{
+    r->variant = variant;
+    r->producers = producers;
+    r->per = total / producers;
+    for (unsigned p = 0; p < MAX_PRODUCERS; p++)
+        atomic_store(&r->counts[p].n, 0);
+    atomic_store(&r->ready, 0);
+    atomic_store(&r->go, 0);
+    ws_group_init(&r->group, r->ws);
+    tp_producer pr[MAX_PRODUCERS];
+    for (unsigned p = 0; p < producers; p++) {
+        pr[p] = (tp_producer){r, p, 0};
+        if (pthread_create(&pr[p].thread, NULL, tp_producer_main, &pr[p]) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            exit(2);
+        }
+    }
+    while (atomic_load(&r->ready) < producers)
+        sched_yield();
+    uint64_t t0 = now_ns();
+    atomic_store(&r->go, 1);
+    for (unsigned p = 0; p < producers; p++)
+        pthread_join(pr[p].thread, NULL);
+    unsigned long expect = r->per * producers;
+    if (variant == TP_WS_SUBMIT || variant == TP_MUTEX_MALLOC) {
+        while (tp_count(r) < expect)
+            sleep_us(20);
+    } else if (variant == TP_WS_GROUP) {
+        ws_group_wait(&r->group);
+    } else {
+        cq_pool_wait(r->cq);
+    }
+    uint64_t t1 = now_ns();
+    for (unsigned p = 0; p < producers; p++) {
+        unsigned long n = atomic_load(&r->counts[p].n);
+        if (n != r->per) {
+            fprintf(stderr, "%s, %u producers: producer %u's jobs ran %lu times, expected %lu\n",
+                    tp_names[variant], producers, p, n, r->per);
+            lost_jobs = true;
+        }
+    }
+    return (double)(t1 - t0) * 1e-9;
+}
+
+static void bench_throughput(const xb_opts *o)
+{
+    static const unsigned producer_counts[] = {1, 2, 4};
+    enum { NPC = 3 };
+    tp_run *r = calloc(1, sizeof *r);
+    double *runs = calloc((size_t)o->reps * NPC * TP_VARIANTS, sizeof *runs);
+    if (r == NULL || runs == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    r->ws = make_ws_pool(o->workers);
+    r->cq = make_cq_pool(o->workers);
+    r->mq = mq_create(o->workers);
+    r->tasks = calloc(o->jobs, sizeof *r->tasks);
+    if (r->tasks == NULL) {
+        fprintf(stderr, "out of memory for %lu task records\n", o->jobs);
+        exit(2);
+    }
+    /* Warm-up: threads, allocator caches, page faults on the records. */
+    for (int v = 0; v < TP_VARIANTS; v++)
+        (void)tp_once(r, v, 2, o->jobs < 100000 ? o->jobs : 100000);
+    for (int rep = 0; rep < o->reps; rep++)
+        for (int pc = 0; pc < NPC; pc++)
+            for (int v = 0; v < TP_VARIANTS; v++)
+                runs[((size_t)pc * TP_VARIANTS + v) * o->reps + rep] =
+                    tp_once(r, v, producer_counts[pc], o->jobs);
+
+    printf("1. Injector throughput: %lu tiny jobs from outside threads to a pool of %u "
+           "workers,\n   until all have run (million jobs per second, median of %d runs)\n\n",
+           o->jobs, o->workers, o->reps);
+    printf("   %-10s %10s %16s %12s %13s %17s %19s\n", "producers", "ws_submit", "ws_group_submit",
+           "mutex queue", "mutex+malloc", "ws_submit/mutex", "ws_submit/mutex+m");
+    for (int pc = 0; pc < NPC; pc++) {
+        double rate[TP_VARIANTS];
+        for (int v = 0; v < TP_VARIANTS; v++) {
+            double *s = &runs[((size_t)pc * TP_VARIANTS + v) * o->reps];
+            double t = quantile(s, (size_t)o->reps, 0.5);
+            rate[v] = (double)(o->jobs / producer_counts[pc] * producer_counts[pc]) / t * 1e-6;
+            csv_row("throughput", tp_names[v], producer_counts[pc], "mjobs_per_s", rate[v]);
+        }
+        printf("   %-10u %10.2f %16.2f %12.2f %13.2f %16.2fx %18.2fx\n", producer_counts[pc],
+               rate[TP_WS_SUBMIT], rate[TP_WS_GROUP], rate[TP_MUTEX], rate[TP_MUTEX_MALLOC],
+               rate[TP_WS_SUBMIT] / rate[TP_MUTEX], rate[TP_WS_SUBMIT] / rate[TP_MUTEX_MALLOC]);
+    }
+    printf("\n");
+    ws_pool_destroy(r->ws);
+    cq_pool_destroy(r->cq);
+    mq_destroy(r->mq);
+    free(r->tasks);
+    free(runs);
+    free(r);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 1b. The queues alone                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+/* The injector (src/injector.c) against a mutex FIFO, without a pool around them: producer
+ * threads append preallocated records, two consumer threads take them (the injector's
+ * consumers through its try-lock: a busy or empty queue answers NULL, and they retry), until
+ * all are taken. This isolates the queue from what a submission also does (allocate a record,
+ * count the pool's pending work, look for sleeping workers). */
+
+typedef struct qa_run {
+    bool injector;
+    ws__injector *inj;
+    pthread_mutex_t lock; /* mutex variant: guards head and tail */
+    ws__task *head, *tail;
+    ws__task *records;
+    unsigned producers;
+    unsigned long per;
+    atomic_ulong taken;
+    atomic_uint ready;
+    atomic_int go;
+} qa_run;
+
+typedef struct qa_thread {
+    qa_run *run;
+    unsigned index;
+    pthread_t thread;
+} qa_thread;
+
+static void *qa_producer(void *p)
+{
+    qa_thread *th = p;
+    qa_run *r = th->run;
+    ws__task *mine = r->records + (size_t)th->index * r->per;
+    atomic_fetch_add(&r->ready, 1);
+    while (!atomic_load(&r->go))
+        sched_yield();
+    for (unsigned long i = 0; i < r->per; i++) {
+        ws__task *t = &mine[i];
+        if (r->injector) {
+            ws__injector_push(r->inj, t);
+        } else {
+            t->prev_spawn = NULL; /* the mutex queue's link */
+            pthread_mutex_lock(&r->lock);
+            if (r->tail != NULL)
+                r->tail->prev_spawn = t;
+            else
+                r->head = t;
+            r->tail = t;
+            pthread_mutex_unlock(&r->lock);
+        }
+    }
+    return NULL;
+}
+
+static void *qa_consumer(void *p)
+{
+    qa_thread *th = p;
+    qa_run *r = th->run;
+    unsigned long total = r->per * r->producers;
+    atomic_fetch_add(&r->ready, 1);
+    while (!atomic_load(&r->go))
+        sched_yield();
+    unsigned idle = 0;
+    /* relaxed: a count of items taken, polled; exactness is checked after the joins */
+    while (atomic_load_explicit(&r->taken, memory_order_relaxed) < total) {
+        ws__task *t = NULL;
+        if (r->injector) {
+            t = ws__injector_take(r->inj);
+        } else {
+            pthread_mutex_lock(&r->lock);
+            t = r->head;
+            if (t != NULL) {
+                r->head = t->prev_spawn;
+                if (r->head == NULL)
+                    r->tail = NULL;
+            }
+            pthread_mutex_unlock(&r->lock);
+        }
+        if (t == NULL) {
+            if (++idle % 64 == 0)
+                sched_yield();
+            continue;
+        }
+        t->flags++; /* taken once more: must end at exactly 1 */
+        atomic_fetch_add_explicit(&r->taken, 1, memory_order_relaxed);
+    }
+    return NULL;
+}
+
+/* Seconds to move all records through the queue. */
+static double qa_once(qa_run *r, bool injector, unsigned producers, unsigned long total)
+{
+    r->injector = injector;
+    r->producers = producers;
+    r->per = total / producers;
+    ws__injector_init(r->inj);
+    r->head = r->tail = NULL;
+    for (unsigned long i = 0; i < r->per * producers; i++)
+        r->records[i].flags = 0;
+    atomic_store(&r->taken, 0);
+    atomic_store(&r->ready, 0);
+    atomic_store(&r->go, 0);
+    qa_thread th[MAX_PRODUCERS + 2];
+    unsigned n = producers + 2;
+    for (unsigned i = 0; i < n; i++) {
+        th[i] = (qa_thread){r, i, 0};
+        if (pthread_create(&th[i].thread, NULL, i < producers ? qa_producer : qa_consumer,
+                           &th[i]) != 0) {
+            fprintf(stderr, "pthread_create failed\n");
+            exit(2);
+        }
+    }
+    while (atomic_load(&r->ready) < n)
+        sched_yield();
+    uint64_t t0 = now_ns();
+    atomic_store(&r->go, 1);
+    for (unsigned i = 0; i < n; i++)
+        pthread_join(th[i].thread, NULL);
+    uint64_t t1 = now_ns();
+    for (unsigned long i = 0; i < r->per * producers; i++) {
+        if (r->records[i].flags != 1) {
+            fprintf(stderr, "%s queue: record %lu taken %u times\n",
+                    injector ? "injector" : "mutex", i, r->records[i].flags);
+            lost_jobs = true;
+            break;
+        }
+    }
+    return (double)(t1 - t0) * 1e-9;
+}
+
+static void bench_queues(const xb_opts *o)
+{
+    static const unsigned producer_counts[] = {1, 2, 4};
+    enum { NPC = 3 };
+    qa_run *r = calloc(1, sizeof *r);
+    double *runs = calloc((size_t)o->reps * NPC * 2, sizeof *runs);
+    if (r == NULL || runs == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    r->inj = aligned_alloc(WS_CACHE_LINE, (sizeof(ws__injector) + WS_CACHE_LINE - 1) /
+                                              WS_CACHE_LINE * WS_CACHE_LINE);
+    r->records = calloc(o->jobs, sizeof *r->records);
+    if (r->inj == NULL || r->records == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    pthread_mutex_init(&r->lock, NULL);
+    for (int q = 0; q < 2; q++)
+        (void)qa_once(r, q == 0, 2, o->jobs < 100000 ? o->jobs : 100000);
+    for (int rep = 0; rep < o->reps; rep++)
+        for (int pc = 0; pc < NPC; pc++)
+            for (int q = 0; q < 2; q++)
+                runs[((size_t)pc * 2 + q) * o->reps + rep] =
+                    qa_once(r, q == 0, producer_counts[pc], o->jobs);
+    printf("1b. The queues alone: %lu preallocated records from producer threads to 2 consumer "
+           "threads\n    (million items per second, median of %d runs)\n\n",
+           o->jobs, o->reps);
+    printf("   %-10s %14s %12s %17s\n", "producers", "MPSC injector", "mutex FIFO",
+           "injector/mutex");
+    for (int pc = 0; pc < NPC; pc++) {
+        double rate[2];
+        for (int q = 0; q < 2; q++) {
+            double t = quantile(&runs[((size_t)pc * 2 + q) * o->reps], (size_t)o->reps, 0.5);
+            rate[q] = (double)(o->jobs / producer_counts[pc] * producer_counts[pc]) / t * 1e-6;
+            csv_row("queue", q == 0 ? "injector" : "mutex_fifo", producer_counts[pc],
+                    "mitems_per_s", rate[q]);
+        }
+        printf("   %-10u %14.2f %12.2f %16.2fx\n", producer_counts[pc], rate[0], rate[1],
+               rate[0] / rate[1]);
+    }
+    printf("\n");
+    pthread_mutex_destroy(&r->lock);
+    free(r->inj);
+    free(r->records);
+    free(runs);
+    free(r);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 2. Wake-up latency                                                                        */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct wk_slot {
+    uint64_t start; /* written by the job, read after done */
+    atomic_int done;
+} wk_slot;
+
+static void wk_stamp(void *arg)
+{
+    wk_slot *s = arg;
+    s->start = now_ns();
+    atomic_store_explicit(&s->done, 1, memory_order_release); /* release: publishes start */
+}
+
+static void wk_wait(wk_slot *s)
+{
+    /* acquire: pairs with the release in wk_stamp */
+    while (!atomic_load_explicit(&s->done, memory_order_acquire))
+        sched_yield();
+}
+
+/* Waits until every worker of pool has parked (or 100 ms passed); true if they did. */
+static bool ws_wait_parked(ws_pool *pool)
+{
+    for (int i = 0; i < 1000; i++) {
+        /* relaxed: a benchmark's poll of the idle counter, no ordering needed */
+        if (ws_load_relaxed(&pool->idle.sleepers) >= pool->nworkers)
+            return true;
+        sleep_us(100);
+    }
+    return false;
+}
+
+static void latency_row(const char *name, double *v, size_t n, double *p50, double *p99)
+{
+    *p50 = quantile(v, n, 0.50);
+    *p99 = quantile(v, n, 0.99);
+    double p90 = quantile(v, n, 0.90);
+    printf("   %-18s %9.1f %9.1f %9.1f %9.1f\n", name, *p50, p90, *p99, v[n - 1]);
+}
+
+static void bench_wakeup(const xb_opts *o)
+{
+    size_t n = o->samples;
+    double *ws = calloc(n, sizeof *ws), *cq = calloc(n, sizeof *cq);
+    if (ws == NULL || cq == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    ws_pool *wp = make_ws_pool(o->workers);
+    cq_pool *cp = make_cq_pool(o->workers);
+    unsigned parked = 0;
+    for (size_t i = 0; i < n; i++) {
+        wk_slot s;
+        s.start = 0;
+        atomic_init(&s.done, 0);
+        parked += ws_wait_parked(wp);
+        sleep_us(300);
+        uint64_t t0 = now_ns();
+        if (ws_submit(wp, wk_stamp, &s, 0) != 0) {
+            fprintf(stderr, "ws_submit failed\n");
+            exit(2);
+        }
+        wk_wait(&s);
+        ws[i] = (double)(s.start - t0) * 1e-3;
+
+        cq_task task;
+        atomic_init(&s.done, 0);
+        sleep_us(300);
+        t0 = now_ns();
+        cq_submit(cp, &task, wk_stamp, &s);
+        wk_wait(&s);
+        cq_pool_wait(cp); /* the record is the pool's until then */
+        cq[i] = (double)(s.start - t0) * 1e-3;
+    }
+    ws_pool_destroy(wp);
+    cq_pool_destroy(cp);
+
+    printf("2. Wake-up latency: from the submit on a parked pool of %u workers to the job's "
+           "start\n   (microseconds, %zu samples; worksteal fully parked before %u of them)\n\n",
+           o->workers, n, parked);
+    printf("   %-18s %9s %9s %9s %9s\n", "pool", "p50", "p90", "p99", "max");
+    double w50, w99, c50, c99;
+    latency_row("worksteal", ws, n, &w50, &w99);
+    latency_row("mutex queue", cq, n, &c50, &c99);
+    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/mutex", w50 / c50, "", w99 / c99);
+    csv_row("wakeup", "worksteal", o->workers, "p50_us", w50);
+    csv_row("wakeup", "worksteal", o->workers, "p99_us", w99);
+    csv_row("wakeup", "mutex", o->workers, "p50_us", c50);
+    csv_row("wakeup", "mutex", o->workers, "p99_us", c99);
+    free(ws);
+    free(cq);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 3. Priority latency on a saturated pool                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct pr_state {
+    atomic_uint long_started;
+    atomic_uint long_finished;
+} pr_state;
+
+static void pr_long_fn(void *arg)
+{
+    pr_state *s = arg;
+    atomic_fetch_add(&s->long_started, 1);
+    spin_for_ns(LONG_JOB_NS);
+    atomic_fetch_add(&s->long_finished, 1);
+}
+
+static void pr_backlog_fn(void *arg)
+{
+    (void)arg;
+    spin_for_ns(BACKLOG_JOB_NS);
+}
+
+/* One sample: the probe's latency in microseconds. *saturated counts the samples whose probe
+ * was submitted while every long job was still running. */
+static double pr_once(ws_pool *pool, unsigned workers, unsigned flags, uint64_t *rng,
+                      unsigned *saturated)
+{
+    pr_state st;
+    atomic_init(&st.long_started, 0);
+    atomic_init(&st.long_finished, 0);
+    ws_group g;
+    ws_group_init(&g, pool);
+    for (unsigned i = 0; i < workers; i++)
+        if (ws_group_submit(&g, pr_long_fn, &st, 0) != 0)
+            exit(2);
+    while (atomic_load(&st.long_started) < workers)
+        sched_yield();
+    for (unsigned i = 0; i < BACKLOG; i++)
+        if (ws_group_submit(&g, pr_backlog_fn, NULL, 0) != 0)
+            exit(2);
+    *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    sleep_us((unsigned)(*rng >> 33) % 1000u);
+    wk_slot probe;
+    probe.start = 0;
+    atomic_init(&probe.done, 0);
+    uint64_t t0 = now_ns();
+    if (ws_group_submit(&g, wk_stamp, &probe, flags) != 0)
+        exit(2);
+    *saturated += atomic_load(&st.long_finished) == 0;
+    ws_group_wait(&g);
+    if (!atomic_load(&probe.done)) {
+        fprintf(stderr, "the probe job did not run\n");
+        lost_jobs = true;
+        return 0;
+    }
+    return (double)(probe.start - t0) * 1e-3;
+}
+
+static void bench_priority(const xb_opts *o)
+{
+    size_t n = o->prio_samples;
+    double *hi = calloc(n, sizeof *hi), *lo = calloc(n, sizeof *lo);
+    if (hi == NULL || lo == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    ws_pool *pool = make_ws_pool(o->workers);
+    uint64_t rng = 12345;
+    unsigned saturated = 0;
+    for (size_t i = 0; i < n; i++) {
+        hi[i] = pr_once(pool, o->workers, WS_HIGH_PRIORITY, &rng, &saturated);
+        lo[i] = pr_once(pool, o->workers, 0, &rng, &saturated);
+    }
+    ws_pool_destroy(pool);
+    printf("3. Priority: latency of a job submitted to a pool of %u workers saturated by %u "
+           "long\n   jobs (%.0f ms each) with %d normal jobs (%.0f us each) queued "
+           "(microseconds,\n   %zu samples each; in %u of the %zu, no long job had finished when "
+           "the probe was submitted)\n\n",
+           o->workers, o->workers, LONG_JOB_NS * 1e-6, BACKLOG, BACKLOG_JOB_NS * 1e-3, n, saturated,
+           2 * n);
+    printf("   %-18s %9s %9s %9s %9s\n", "probe", "p50", "p90", "p99", "max");
+    double h50, h99, l50, l99;
+    latency_row("WS_HIGH_PRIORITY", hi, n, &h50, &h99);
+    latency_row("normal", lo, n, &l50, &l99);
+    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "normal/high", l50 / h50, "", l99 / h99);
+    csv_row("priority", "high", o->workers, "p50_us", h50);
+    csv_row("priority", "high", o->workers, "p99_us", h99);
+    csv_row("priority", "normal", o->workers, "p50_us", l50);
+    csv_row("priority", "normal", o->workers, "p99_us", l99);
+    free(hi);
+    free(lo);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Driver                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_external [--quick] [--workers N] [--reps N] [--jobs N] "
+                    "[--samples N] [--csv FILE]\n");
+    return 1;
+}
+
+static bool parse_ulong(const char *s, unsigned long *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v == 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+int external_bench_main(int argc, char **argv)
+{
+    xb_opts o = {0};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned long workers = 0, reps = 0, jobs = 0, samples = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--quick") == 0)
+            o.quick = true;
+        else if (strcmp(a, "--csv") == 0 && has_value)
+            o.csv = argv[++i];
+        else if (strcmp(a, "--workers") == 0 && has_value && parse_ulong(argv[i + 1], &workers))
+            i++;
+        else if (strcmp(a, "--reps") == 0 && has_value && parse_ulong(argv[i + 1], &reps))
+            i++;
+        else if (strcmp(a, "--jobs") == 0 && has_value && parse_ulong(argv[i + 1], &jobs))
+            i++;
+        else if (strcmp(a, "--samples") == 0 && has_value && parse_ulong(argv[i + 1], &samples))
+            i++;
+        else
+            return usage();
+    }
+    o.workers = workers != 0 ? (unsigned)workers : cpus > 0 ? (unsigned)cpus : 2;
+    o.reps = reps != 0 ? (int)reps : o.quick ? 1 : 5;
+    o.jobs = jobs != 0 ? jobs : o.quick ? 20000 : 1000000;
+    o.samples = samples != 0 ? (unsigned)samples : o.quick ? 200 : 10000;
+    o.prio_samples = o.quick ? 10 : 200;
+    if (o.jobs < MAX_PRODUCERS)
+        o.jobs = MAX_PRODUCERS;
+
+    if (o.csv != NULL) {
+        csv_file = fopen(o.csv, "w");
+        if (csv_file == NULL) {
+            fprintf(stderr, "%s: %s\n", o.csv, strerror(errno));
+            return 1;
+        }
+        fprintf(csv_file, "section,variant,param,metric,value\n");
+    }
+    double load[1] = {-1};
+    if (getloadavg(load, 1) != 1)
+        load[0] = -1;
+    printf("external work benchmark%s: %u workers, %ld online CPUs, load average %.2f\n\n",
+           o.quick ? " (--quick: tiny sizes, numbers meaningless)" : "", o.workers, cpus, load[0]);
+    double t0 = (double)now_ns() * 1e-9;
+    bench_throughput(&o);
+    bench_queues(&o);
+    bench_wakeup(&o);
+    bench_priority(&o);
+    printf("total time %.1f s\n", (double)now_ns() * 1e-9 - t0);
+    if (csv_file != NULL && fclose(csv_file) != 0) {
+        fprintf(stderr, "%s: write error\n", o.csv);
+        return 1;
+    }
+    if (lost_jobs) {
+        fprintf(stderr, "bench_external: a job was lost or ran twice\n");
+        return 1;
+    }
+    return 0;
+}
