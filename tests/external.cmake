@@ -18,6 +18,19 @@ foreach(p 1 2 4)
   ws_add_test(test_external_priority SOURCES test_external_priority.c TIMEOUT 180
               LABELS external ARGS ${p})
 endforeach()
+# A burst of jobs on a parked pool must wake more than one worker. At normal priority it does.
+# At high priority it does not yet: a worker that takes a job from the urgent queue does not
+# look whether more urgent work is left (src/worker.c: ws__find_elsewhere sets more_work from
+# the normal injector only, and next_task returns an urgent job without waking anyone), so the
+# whole burst can run on one worker while the others stay parked. The entries stay disabled
+# until that is fixed; `ctest -R burst_high` (with the property removed) reproduces it.
+foreach(p 2 4)
+  ws_add_test(test_external_priority SOURCES test_external_priority.c TIMEOUT 180
+              LABELS external ARGS ${p} burst_normal)
+  ws_add_test(test_external_priority SOURCES test_external_priority.c TIMEOUT 180
+              LABELS external ARGS ${p} burst_high)
+  set_tests_properties(test_external_priority_${p}_burst_high PROPERTIES DISABLED TRUE)
+endforeach()
 
 foreach(p 2 4)
   foreach(mode wait loop joinwait)

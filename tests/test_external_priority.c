@@ -1,6 +1,6 @@
 /* test_external_priority: a WS_HIGH_PRIORITY job overtakes the normal backlog.
  *
- * usage: test_external_priority WORKERS
+ * usage: test_external_priority WORKERS [burst_normal|burst_high]
  * The pool is saturated: each of its P workers runs a long job that waits on its own gate, and
  * a backlog of normal jobs waits in the injector behind them. Then high-priority jobs are
  * submitted, and the long jobs are released one at a time, each only once the previous release
@@ -11,6 +11,11 @@
  * Three variants: the urgent jobs come from an outside thread with ws_submit, from an outside
  * thread with ws_group_submit, and from inside one of the long jobs (a worker: a high-priority
  * job still goes to the urgent queue, not to the worker's deque).
+ *
+ * burst_normal, burst_high: a burst of 64 jobs (each sleeping 2 ms) submitted from an outside
+ * thread to a parked pool, at normal or high priority: more than one worker must take part
+ * (the first worker to find a job wakes another while more are queued). Sleeping jobs need no
+ * CPU, so a loaded machine cannot make one worker look like the only one awake.
  */
 #include "test_external_util.h"
 
@@ -157,11 +162,65 @@ static void run_variant(unsigned workers, int variant, uint32_t backlog)
     free(r);
 }
 
+/* ---- burst ------------------------------------------------------------------------------- */
+
+enum { BURST = 64 };
+
+typedef struct burst_run {
+    atomic_ullong per_worker[MAX_WORKERS];
+    atomic_ullong done;
+} burst_run;
+
+static void burst_fn(void *arg)
+{
+    burst_run *b = arg;
+    int id = ws_worker_id();
+    ASSERT(id >= 0 && id < MAX_WORKERS);
+    atomic_fetch_add(&b->per_worker[id], 1);
+    ext_sleep_ms(2);
+    atomic_fetch_add(&b->done, 1);
+}
+
+static void run_burst(unsigned workers, unsigned flags)
+{
+    burst_run *b = calloc(1, sizeof *b);
+    ASSERT(b != NULL);
+    ws_pool *pool = ext_pool(workers, 0);
+    ext_sleep_ms(100); /* let the workers park */
+    for (int i = 0; i < BURST; i++)
+        ASSERT_OK(ws_submit(pool, burst_fn, b, flags));
+    ext_wait_at_least(&b->done, BURST, "the burst to run");
+    ws_pool_destroy(pool);
+    unsigned active = 0;
+    printf("%u workers, a burst of %d %s jobs on a parked pool; jobs per worker:", workers, BURST,
+           flags ? "high-priority" : "normal");
+    for (unsigned i = 0; i < workers; i++) {
+        unsigned long long n = atomic_load(&b->per_worker[i]);
+        printf(" %llu", n);
+        active += n != 0;
+    }
+    printf("\n");
+    if (active < 2)
+        WS_TEST_FAIL("only %u worker took part in a burst of %d %s jobs", active, BURST,
+                     flags ? "high-priority" : "normal");
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsigned workers = ext_arg_unsigned(argc, argv, 1, 2);
     ASSERT(workers <= MAX_WORKERS);
+    if (argc > 2) {
+        ASSERT(workers >= 2);
+        if (strcmp(argv[2], "burst_normal") == 0)
+            run_burst(workers, 0);
+        else if (strcmp(argv[2], "burst_high") == 0)
+            run_burst(workers, WS_HIGH_PRIORITY);
+        else
+            WS_TEST_FAIL("unknown case %s", argv[2]);
+        return 0;
+    }
     uint32_t backlog = (uint32_t)test_scaled(2000, 200);
     for (int variant = 0; variant < 3; variant++)
         run_variant(workers, variant, backlog);
