@@ -478,7 +478,7 @@ static cell *add_cell(int wl, int sched, unsigned workers)
         cells_cap = cap;
     }
     c = &cells[ncells++];
-    *c = (cell){.wl = wl, .sched = sched, .workers = workers};
+    *c = (cell){.wl = wl, .sched = sched, .workers = workers, .c.others = -1};
     return c;
 }
 
