@@ -80,6 +80,13 @@ ws__task *ws__take_injected(ws__worker *w, ws__injector *q)
     return t;
 }
 
+/* True if either injector seems to hold work (two or four loads). */
+static bool external_work_left(ws_pool *pool)
+{
+    return ws__injector_maybe_nonempty(&pool->urgent) ||
+           ws__injector_maybe_nonempty(&pool->injector);
+}
+
 bool ws__fair_turn(ws__worker *w)
 {
     return ++w->picks % FAIR_PERIOD == 0;
@@ -112,7 +119,7 @@ ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
     if (t == NULL)
         t = ws__take_injected(w, &pool->injector);
     if (t != NULL) {
-        *more_work = ws__injector_maybe_nonempty(&pool->injector);
+        *more_work = external_work_left(pool);
         *what = "injected";
         return t;
     }
@@ -129,8 +136,14 @@ static ws__task *next_task(ws__worker *w, const char **what)
     ws__task *t = ws__take_injected(w, &pool->urgent);
     if (t == NULL && ws__fair_turn(w))
         t = ws__take_injected(w, &pool->injector);
-    if (t != NULL)
+    if (t != NULL) {
+        /* A burst of external jobs must not run on this worker alone while others sleep: if
+         * more is queued, wake a sleeper (a glance first; the submitter already made sure at
+         * least one worker would come). */
+        if (external_work_left(pool))
+            ws__idle_notify_if_sleepers(pool);
         return t;
+    }
     t = ws__wdeque_pop(&w->deque);
     if (t != NULL) {
         ws__count(w, pops, 1);
