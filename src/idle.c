@@ -111,6 +111,20 @@ void ws__idle_notify(ws_pool *pool)
     wake_one(pool);
 }
 
+void ws__idle_notify_after_rmw(ws_pool *pool)
+{
+    ws__idle *idle = &pool->idle;
+    /* seq_cst loads: the caller published its work with a seq_cst RMW; the sleeper increments
+     * sleepers with a seq_cst RMW and then loads the published location with seq_cst. All four
+     * are in the single total order, so if this load misses the sleeper, the sleeper's load
+     * sees the work. No locked instruction and no write to the shared line, unlike
+     * ws__idle_notify. searching is read after sleepers, so a sleeper seen here is also seen
+     * to have stopped searching. */
+    if (ws_load_seq_cst(&idle->sleepers) == 0 || ws_load_seq_cst(&idle->searching) != 0)
+        return;
+    wake_one(pool);
+}
+
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
 {
     if (w == NULL) {

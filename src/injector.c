@@ -37,9 +37,12 @@ void ws__injector_push(ws__injector *q, ws__task *t)
 {
     /* relaxed: the release store that links t (below) publishes this. */
     ws_store_relaxed(&t->next, NULL);
-    /* acq_rel: producers serialize on the tail; the acquire half orders our link store after
-     * the previous producer's writes to prev (its own next = NULL). */
-    ws__task *prev = ws_exchange_acq_rel(&q->tail, t);
+    /* seq_cst: producers serialize on the tail (the acquire half orders our link store after
+     * the previous producer's writes to prev), and the exchange is the producer's half of the
+     * store-buffering protocol with parking workers: it is followed by a seq_cst load of the
+     * sleeper count (ws__idle_notify_after_rmw), against the sleeper's seq_cst increment and
+     * seq_cst load of the tail (ws__injector_maybe_nonempty). */
+    ws__task *prev = ws_exchange_seq_cst(&q->tail, t);
     /* release: publishes t's fields and the link; pairs with the acquire loads of next in
      * take_locked. */
     ws_store_release(&prev->next, t);

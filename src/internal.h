@@ -228,6 +228,10 @@ void ws__idle_notify(ws_pool *pool);
  * then ws__idle_notify if anyone sleeps; no barrier when nobody sleeps. See idle.c for why a
  * glance is enough here. */
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
+/* Any thread, after publishing work with a seq_cst read-modify-write that a parking worker
+ * reads back with a seq_cst load (the injector's exchange of its tail): as ws__idle_notify,
+ * without a read-modify-write of its own. */
+void ws__idle_notify_after_rmw(ws_pool *pool);
 /* Any thread (w: its worker, or NULL): sleeps on a futex word while it holds value, counting
  * and tracing the park when w is a worker. Used by waits on tasks and groups. */
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value);

@@ -282,7 +282,7 @@ void ws__pool_release(ws_pool *pool)
 void ws__pool_inject(ws_pool *pool, ws__task *t)
 {
     ws__injector_push((t->flags & WS_HIGH_PRIORITY) ? &pool->urgent : &pool->injector, t);
-    ws__idle_notify(pool);
+    ws__idle_notify_after_rmw(pool);
 }
 
 unsigned ws_pool_workers(const ws_pool *pool)
