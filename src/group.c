@@ -156,14 +156,9 @@ static ws__task *help_task(ws__worker *w, bool *nested)
     return ws__find_elsewhere(w, &more, &what);
 }
 
-void ws_group_wait(ws_group *group)
+/* Waits until g has no pending job; w (NULL outside a worker of g's pool) helps meanwhile. */
+static void wait_pending(ws__group *g, ws__worker *w)
 {
-    if (group == NULL)
-        ws__contract_violation("ws_group_wait", "NULL group");
-    ws__group *g = (ws__group *)group;
-    ws__worker *w = ws__tls_worker;
-    if (w != NULL && w->pool != g->pool)
-        w = NULL; /* a worker of another pool cannot help this one */
     ws__backoff b = {0};
     for (;;) {
         /* acquire: pairs with the release decrement in ws__group_job_done. */
@@ -182,6 +177,28 @@ void ws_group_wait(ws_group *group)
             ws__park_word(w, &g->pending, n);
         }
     }
+}
+
+void ws_group_wait(ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_wait", "NULL group");
+    ws__group *g = (ws__group *)group;
+    ws__worker *w = ws__tls_worker;
+    if (w == NULL || w->pool == g->pool) {
+        wait_pending(g, w);
+        return;
+    }
+    /* A worker of another pool cannot help this one, and its own pool loses it while it waits.
+     * Say so to its pool, as ws_pool_run does, so that a spare keeps that pool's P workers
+     * running: without this, two pools whose jobs wait for groups of the other deadlock once
+     * every worker of both waits (tests/test_external_stress.c, mode cross). */
+    /* acquire: as in wait_pending; an empty group needs no spare. */
+    if (ws_load_acquire(&g->pending) == 0)
+        return;
+    ws_block_begin();
+    wait_pending(g, NULL);
+    ws_block_end();
 }
 
 /* ---------------------------------------------------------------------------------------- */
