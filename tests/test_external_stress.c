@@ -13,6 +13,17 @@
  *   reuse    one group for several rounds of the group mode, each checked after its wait
  *   worker   a job on the pool (ws_pool_run) submits to a group from the worker and waits for
  *            it there (a waiting worker helps); several rounds with the same group
+ *   mixed    groups inside fork-join: a recursion in which each node ws_spawns its left half,
+ *            submits jobs to its own group and waits for them, runs its right half, then
+ *            ws_syncs (a group wait may pop and run the spawned half, which ws_sync must then
+ *            see as done), and at the leaves ws_joins two group-waiting halves
+ *   mixed_high  the same with some group jobs submitted WS_HIGH_PRIORITY: they go to the urgent
+ *            queue, so a wait finds its deque empty of group jobs and pops the frame's spawned
+ *            half (or an enclosing join's child) instead
+ *   cross    two pools: P jobs on each (one per worker) submit to a group of the other pool
+ *            and wait for it there. A worker of another pool cannot help: it waits like an
+ *            outside thread, and its own pool must start a spare meanwhile, or else every
+ *            worker of both pools waits and the inner jobs never run
  * Each job carries a magic value and a run counter: a second run, a corrupted argument or a
  * missing run fails the test. Jobs stall at random (spin or yield) to vary the interleavings.
  * JOBS defaults to test_scaled(20000, 1000). The seed is printed (WS_TEST_SEED replays the
@@ -300,11 +311,176 @@ static void mode_worker(unsigned workers, size_t per, uint64_t seed)
     free(r.nodes);
 }
 
+/* ---- mixed: groups inside fork-join ------------------------------------------------------ */
+
+enum { MIXED_JOBS = 3 };
+
+typedef struct mixed_arg {
+    int depth;
+    uint64_t seed;
+    uint64_t jobs; /* group jobs run in this subtree, checked at each wait */
+} mixed_arg;
+
+typedef struct mixed_job {
+    slot s;
+    atomic_ullong *count;
+} mixed_job;
+
+static void mixed_job_fn(void *arg)
+{
+    mixed_job *j = arg;
+    job_body(&j->s);
+    atomic_fetch_add(j->count, 1);
+}
+
+static ws_pool *mixed_pool;
+static bool mixed_high; /* some group jobs go to the urgent queue instead of the deque */
+
+/* Submits MIXED_JOBS jobs to a fresh group and waits: all must be done when the wait returns. */
+static uint64_t mixed_wait_jobs(uint64_t seed)
+{
+    ws_group g;
+    ws_group_init(&g, mixed_pool);
+    mixed_job jobs[MIXED_JOBS];
+    atomic_ullong count;
+    atomic_init(&count, 0);
+    for (int i = 0; i < MIXED_JOBS; i++) {
+        jobs[i].s.magic = JOB_MAGIC;
+        jobs[i].s.stall = (uint32_t)(seed >> (i * 8));
+        atomic_init(&jobs[i].s.runs, 0);
+        atomic_init(&jobs[i].s.done, 0);
+        jobs[i].count = &count;
+        unsigned flags = mixed_high && i == 0 && seed % 7 == 0 ? WS_HIGH_PRIORITY : 0;
+        ASSERT_OK(ws_group_submit(&g, mixed_job_fn, &jobs[i], flags));
+    }
+    ws_group_wait(&g);
+    /* The records are on this stack: every job must be completely done now. */
+    ASSERT_EQ(atomic_load(&count), MIXED_JOBS);
+    for (int i = 0; i < MIXED_JOBS; i++)
+        ASSERT_EQ(atomic_load(&jobs[i].s.done), 1);
+    return MIXED_JOBS;
+}
+
+static void mixed_fn(void *p)
+{
+    mixed_arg *m = p;
+    if (m->depth == 0) {
+        m->jobs = mixed_wait_jobs(m->seed);
+        return;
+    }
+    mixed_arg left = {m->depth - 1, m->seed * 6364136223846793005ull + 1, 0};
+    mixed_arg right = {m->depth - 1, m->seed * 2862933555777941757ull + 3, 0};
+    if (m->depth % 2 == 0) {
+        ws_task t;
+        ws_spawn(&t, mixed_fn, &left);
+        uint64_t mine = mixed_wait_jobs(m->seed);
+        mixed_fn(&right);
+        ws_sync(&t);
+        m->jobs = left.jobs + right.jobs + mine;
+    } else {
+        ws_join(mixed_fn, &left, mixed_fn, &right);
+        m->jobs = left.jobs + right.jobs;
+    }
+}
+
+/* Group jobs in a tree of the given depth (even depths wait for a group of their own). */
+static uint64_t mixed_expected(int depth)
+{
+    if (depth == 0)
+        return MIXED_JOBS;
+    return 2 * mixed_expected(depth - 1) + (depth % 2 == 0 ? MIXED_JOBS : 0);
+}
+
+static void mode_mixed(unsigned workers, size_t per, uint64_t seed)
+{
+    int depth = 4;
+    while (depth < 14 && mixed_expected(depth + 1) <= per * PRODUCERS / 4)
+        depth++;
+    mixed_pool = ext_pool(workers, 0);
+    atomic_store(&total_runs, 0);
+    for (int round = 0; round < ROUNDS; round++) {
+        mixed_arg root = {depth, seed + (uint64_t)round, 0};
+        ASSERT_OK(ws_pool_run(mixed_pool, mixed_fn, &root));
+        ASSERT_UEQ(root.jobs, mixed_expected(depth));
+    }
+    ASSERT_UEQ(atomic_load(&total_runs), ROUNDS * mixed_expected(depth));
+    ws_stats st;
+    ws_pool_stats(mixed_pool, &st);
+    ws_pool_destroy(mixed_pool);
+    printf("mixed: %d rounds of a depth-%d recursion with %llu group jobs each, %u workers: every "
+           "wait saw its jobs done (steals %llu, leapfrogs %llu)\n",
+           ROUNDS, depth, (unsigned long long)mixed_expected(depth), workers,
+           (unsigned long long)st.steals, (unsigned long long)st.leapfrogs);
+}
+
+/* ---- cross: waiting on another pool's group ---------------------------------------------- */
+
+typedef struct cross_arg {
+    ws_pool *other;
+    slot *slots;
+    size_t n;
+    int waited_on; /* ws_worker_id() of the waiting job */
+    atomic_ullong *arrived;
+    unsigned long long all;
+} cross_arg;
+
+static atomic_ullong cross_arrived;
+
+static void cross_fn(void *p)
+{
+    cross_arg *c = p;
+    c->waited_on = ws_worker_id();
+    atomic_fetch_add(c->arrived, 1);
+    ext_wait_at_least(c->arrived, c->all, "every worker of both pools to run a cross job");
+    ws_group g;
+    ws_group_init(&g, c->other);
+    for (size_t i = 0; i < c->n; i++)
+        ASSERT_OK(ws_group_submit(&g, job_fn, &c->slots[i], i % 4 == 0 ? WS_HIGH_PRIORITY : 0));
+    ws_group_wait(&g);
+    check_done(c->slots, 0, c->n, "a wait on another pool's group");
+}
+
+static void mode_cross(unsigned workers, size_t per, uint64_t seed)
+{
+    ws_pool *a = ext_pool(workers, 0), *b = ext_pool(workers, 0);
+    /* One waiting job per worker: all of both pools' workers end up waiting, and the jobs they
+     * wait for can only run on spares. */
+    const unsigned JOBS_PER_SIDE = workers;
+    size_t n = per / JOBS_PER_SIDE + 1;
+    uint64_t rng = seed;
+    slot *s = slots_new(2 * JOBS_PER_SIDE * n, &rng);
+    cross_arg *args = calloc(2 * JOBS_PER_SIDE, sizeof *args);
+    ASSERT(args != NULL);
+    ws_group ga, gb;
+    ws_group_init(&ga, a);
+    ws_group_init(&gb, b);
+    /* Hold every worker of both pools in a cross job before any inner job is submitted. */
+    for (unsigned i = 0; i < 2 * JOBS_PER_SIDE; i++) {
+        args[i] =
+            (cross_arg){i % 2 ? a : b, s + (size_t)i * n, n, -1, &cross_arrived, 2 * JOBS_PER_SIDE};
+        ASSERT_OK(ws_group_submit(i % 2 ? &gb : &ga, cross_fn, &args[i], 0));
+    }
+    ws_group_wait(&ga);
+    ws_group_wait(&gb);
+    for (unsigned i = 0; i < 2 * JOBS_PER_SIDE; i++)
+        ASSERT(args[i].waited_on >= 0);
+    ws_pool_destroy(a);
+    ws_pool_destroy(b);
+    check_once(s, 2 * JOBS_PER_SIDE * n, "cross-pool groups");
+    printf("cross: %u jobs on two pools of %u workers each waited for %zu jobs on the other "
+           "pool: all ran once\n",
+           2 * JOBS_PER_SIDE, workers, n);
+    free(args);
+    free(s);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 3)
-        WS_TEST_FAIL("usage: %s WORKERS submit|group|nested|reuse|worker [JOBS]", argv[0]);
+        WS_TEST_FAIL(
+            "usage: %s WORKERS submit|group|nested|reuse|worker|mixed|mixed_high|cross [JOBS]",
+            argv[0]);
     unsigned workers = ext_arg_unsigned(argc, argv, 1, 1);
     const char *mode = argv[2];
     size_t per = ext_arg_unsigned(argc, argv, 3, (unsigned)test_scaled(20000, 1000));
@@ -320,6 +496,12 @@ int main(int argc, char **argv)
         mode_nested(workers, per, seed);
     else if (strcmp(mode, "worker") == 0)
         mode_worker(workers, per, seed);
+    else if (strcmp(mode, "mixed") == 0)
+        mode_mixed(workers, per, seed);
+    else if (strcmp(mode, "mixed_high") == 0)
+        mixed_high = true, mode_mixed(workers, per, seed);
+    else if (strcmp(mode, "cross") == 0)
+        mode_cross(workers, per, seed);
     else
         WS_TEST_FAIL("unknown mode %s", mode);
     return 0;
