@@ -209,20 +209,32 @@ static inline bool push_task(ws__worker *w, ws__task *t)
     return true;
 }
 
-/* The pop at a join found p instead of the child t. Jobs that the parent's code submitted to a
- * group from this worker sit above t: run them (they are the frame's own work) and pop again.
- * Returns t if it was still there, or NULL if a thief took it. */
+/* The pop at a join found p instead of the child t. Two cases are legitimate:
+ *  - p is newer than t: a job that the parent's code submitted to a group from this worker.
+ *    Run it (it is the frame's own work) and pop again.
+ *  - p is older than t: t itself was taken already, by a wait on this worker that popped and
+ *    ran it (a group wait runs whatever its deque holds: a frame's spawned child, an enclosing
+ *    join's child). t is then marked TAKEN or DONE. Put p back for its own frame.
+ * Anything else is a task that was never synced. Returns t if it was still there, or NULL if
+ * someone else took it (a thief, or this worker's earlier wait). */
 static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task *p,
                                            const char *function)
 {
     while (p != NULL && p != t) {
         /* relaxed: p's state was published by its push, which this thread made. */
         uint32_t kind = ws_load_relaxed(&p->state) >> WS_TASK_KIND_SHIFT & 3u;
-        if (kind != WS_KIND_GROUP)
+        if (kind == WS_KIND_GROUP) {
+            ws__count(w, pops, 1);
+            ws__task_run_taken(w, p, "job");
+            p = ws__wdeque_pop(&w->deque);
+            continue;
+        }
+        /* relaxed: only this worker could have taken t while p, older, stayed in the deque
+         * (thieves take the oldest first), and it marked t in its own program order. */
+        if ((ws_load_relaxed(&t->state) & 3u) == WS_TASK_PENDING)
             ws__contract_violation(function, "the deque holds a task that was never synced");
-        ws__count(w, pops, 1);
-        ws__task_run_taken(w, p, "job");
-        p = ws__wdeque_pop(&w->deque);
+        ws__wdeque_push_size(&w->deque, p); /* it was just popped: no growth, cannot fail */
+        return NULL;
     }
     return p;
 }
