@@ -12,31 +12,18 @@ foreach(p 1 2 4 8)
     ws_add_test(test_external_stress SOURCES test_external_stress.c TIMEOUT 240
                 LABELS external ARGS ${p} ${mode})
   endforeach()
-  # Disabled until fixed: a group wait on a worker pops whatever is at the bottom of its deque,
-  # which can be the waiting frame's own spawned task or an enclosing join's child. When that
-  # wait returns, the ws_sync / ws_join that owns the popped task pops the next item instead,
-  # an unrelated one, and aborts ("the deque holds a task that was never synced"). Reached when
-  # the group's jobs are not all on the deque above that task: high-priority jobs (here), jobs
-  # taken by another worker, or jobs that went to the injector because the deque could not grow.
-  set_tests_properties(test_external_stress_${p}_mixed_high PROPERTIES DISABLED TRUE)
 endforeach()
 
 foreach(p 1 2 4)
   ws_add_test(test_external_priority SOURCES test_external_priority.c TIMEOUT 180
               LABELS external ARGS ${p})
 endforeach()
-# A burst of jobs on a parked pool must wake more than one worker. At normal priority it does.
-# At high priority it does not yet: a worker that takes a job from the urgent queue does not
-# look whether more urgent work is left (src/worker.c: ws__find_elsewhere sets more_work from
-# the normal injector only, and next_task returns an urgent job without waking anyone), so the
-# whole burst can run on one worker while the others stay parked. The entries stay disabled
-# until that is fixed; `ctest -R burst_high` (with the property removed) reproduces it.
+# A burst of jobs on a parked pool must wake more than one worker, at either priority.
 foreach(p 2 4)
   ws_add_test(test_external_priority SOURCES test_external_priority.c TIMEOUT 180
               LABELS external ARGS ${p} burst_normal)
   ws_add_test(test_external_priority SOURCES test_external_priority.c TIMEOUT 180
               LABELS external ARGS ${p} burst_high)
-  set_tests_properties(test_external_priority_${p}_burst_high PROPERTIES DISABLED TRUE)
 endforeach()
 
 foreach(p 2 4)

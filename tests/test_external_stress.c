@@ -19,7 +19,8 @@
  *            see as done), and at the leaves ws_joins two group-waiting halves
  *   mixed_high  the same with some group jobs submitted WS_HIGH_PRIORITY: they go to the urgent
  *            queue, so a wait finds its deque empty of group jobs and pops the frame's spawned
- *            half (or an enclosing join's child) instead
+ *            half (or an enclosing join's child) instead; the ws_sync or ws_join that owns it
+ *            must then see it as done and leave the older tasks it finds for their own frames
  *   cross    two pools: P jobs on each (one per worker) submit to a group of the other pool
  *            and wait for it there. A worker of another pool cannot help: it waits like an
  *            outside thread, and its own pool must start a spare meanwhile, or else every
@@ -407,10 +408,11 @@ static void mode_mixed(unsigned workers, size_t per, uint64_t seed)
     ws_stats st;
     ws_pool_stats(mixed_pool, &st);
     ws_pool_destroy(mixed_pool);
-    printf("mixed: %d rounds of a depth-%d recursion with %llu group jobs each, %u workers: every "
+    printf("%s: %d rounds of a depth-%d recursion with %llu group jobs each, %u workers: every "
            "wait saw its jobs done (steals %llu, leapfrogs %llu)\n",
-           ROUNDS, depth, (unsigned long long)mixed_expected(depth), workers,
-           (unsigned long long)st.steals, (unsigned long long)st.leapfrogs);
+           mixed_high ? "mixed_high" : "mixed", ROUNDS, depth,
+           (unsigned long long)mixed_expected(depth), workers, (unsigned long long)st.steals,
+           (unsigned long long)st.leapfrogs);
 }
 
 /* ---- cross: waiting on another pool's group ---------------------------------------------- */
