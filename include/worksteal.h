@@ -124,11 +124,11 @@ typedef void (*ws_fold_fn)(size_t begin, size_t end, void *acc, void *ctx);
 typedef void (*ws_combine_fn)(void *acc, const void *right, void *ctx);
 
 /* Folds [begin,end) into *result over a fixed tree: the range is halved until at most grain
- * items remain (grain 0: ceil(n / 1024)); fold(b, e, acc, ctx) runs on each leaf with acc a
- * fresh copy of identity (acc_size bytes), and combine(acc, right, ctx) merges each right
- * sibling into its left one (acc = acc + right, in range order). The tree depends only on
- * end - begin and grain, never on the worker count or timing, so floating-point results are
- * reproducible bit for bit (given deterministic fold and combine). Any thread;
+ * items remain (grain 0: about n / 1024, at most 4096; docs/loops.md); fold(b, e, acc, ctx) runs
+ * on each leaf with acc a fresh copy of identity (acc_size bytes), and combine(acc, right, ctx)
+ * merges each right sibling into its left one (acc = acc + right, in range order). The tree
+ * depends only on end - begin and grain, never on the worker count or timing, so floating-point
+ * results are reproducible bit for bit (given deterministic fold and combine). Any thread;
  * blocks. Empty range: result = identity (result may alias identity). Returns 0, EINVAL
  * (acc_size 0, NULL identity or result, begin > end), or ENOMEM (an accumulator over 256 bytes
  * and no memory for its scratch); on error nothing is called and result is untouched. A NULL

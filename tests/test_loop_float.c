@@ -2,8 +2,8 @@
  * ws_parallel_reduce folds the same leaves and combines them in the same tree whatever the
  * worker count and the timing, so a sum of doubles is bit-identical on 1, 2, 4 and 8 workers,
  * outside a worker, and from run to run. The test also rebuilds the documented tree itself
- * (halve until at most `leaf` items remain; leaf = grain, or ceil(n/1024) for automatic grain)
- * and requires the very same bits.
+ * (halve until at most `leaf` items remain; leaf = grain, or loop_auto_leaf(n) for automatic
+ * grain) and requires the very same bits.
  */
 #include "test_loop_util.h"
 

@@ -152,7 +152,7 @@ static void check_shape(const loop_place *place, size_t base, size_t n, size_t g
     if (n == 0) {
         ASSERT_UEQ(folds, 0);
     } else {
-        /* The fixed tree: explicit grain, or ceil(n/1024) for automatic grain (docs/loops.md). */
+        /* The fixed tree: explicit grain, or loop_auto_leaf(n) for automatic grain. */
         size_t leaf = grain != 0 ? grain : loop_auto_leaf(n);
         ASSERT_UEQ(folds, loop_leaves(n, leaf));
         ASSERT_UEQ(combines, folds - 1);

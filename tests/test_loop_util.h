@@ -81,10 +81,15 @@ static inline uint64_t loop_leaves(size_t n, size_t leaf)
     return loop_leaves(n / 2, leaf) + loop_leaves(n - n / 2, leaf);
 }
 
-/* The automatic leaf size of ws_parallel_reduce, as docs/loops.md states it: ceil(n / 1024). */
+/* The automatic leaf size of ws_parallel_reduce, as docs/loops.md states it: ceil(n / 1024)
+ * items, at most 4096, but at least ceil(n / 2^20). */
 static inline size_t loop_auto_leaf(size_t n)
 {
-    return n / 1024 + (n % 1024 != 0);
+    size_t leaf = n / 1024 + (n % 1024 != 0);
+    size_t least = (n >> 20) + ((n & ((1u << 20) - 1)) != 0);
+    if (leaf > 4096)
+        leaf = 4096;
+    return leaf > least ? leaf : least;
 }
 
 /* splitmix64: a deterministic per-index value. */
