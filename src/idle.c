@@ -25,23 +25,30 @@
  *      worker going to sleep                     producer of work
  *      ---------------------                     ----------------
  *      e = epoch                  (acquire)      publish the task      (push / exchange)
- *      sleepers += 1              (seq_cst RMW)  sleepers += 0         (seq_cst RMW)
- *      look for work again        (seq_cst loads) if sleepers > 0 and nobody searches:
- *      if none: futex_wait(epoch, e)                 epoch += 1; futex_wake(epoch)
+ *      searching -= 1             (seq_cst RMW)  sleepers += 0         (seq_cst RMW)
+ *      sleepers += 1              (seq_cst RMW)  if sleepers > 0 and nobody searches:
+ *      look for work again        (seq_cst loads)    epoch += 1; futex_wake(epoch)
+ *      if none: futex_wait(epoch, e)
  *
  * Either the sleeper's second look sees the task, or the producer's check sees the sleeper:
  * the two RMWs on `sleepers` are ordered one way or the other, and whichever comes second reads
  * from (and synchronizes with) the first. The producer's RMW is the full barrier a fence would
- * be, without a standalone fence (which ThreadSanitizer does not model).
- * If the producer bumps the epoch between the sleeper's read of e and its futex_wait, the kernel
- * sees epoch != e and futex_wait returns at once. This is the pattern of linux
- * include/linux/wait.h around waitqueue_active, and of the SB litmus test with full fences.
+ * be, without a standalone fence (which ThreadSanitizer does not model). If the producer bumps
+ * the epoch between the sleeper's read of e and its futex_wait, the kernel sees epoch != e and
+ * futex_wait returns at once. This is the pattern of linux include/linux/wait.h around
+ * waitqueue_active, and of the SB litmus test with full fences.
  *
- * A push onto a non-empty deque does not pay the RMW: it only glances at the sleeper count
- * (ws__idle_notify_if_sleepers in join.c's push). The one race that glance can lose resolves
- * itself at the next push, or when the owner runs the task itself; the strict protocol covers
- * every push onto an empty deque and every external submission, which is what guarantees
- * progress (a lost wake-up there could leave a submitted job waiting forever).
+ * External submissions publish with a seq_cst exchange of the injector's tail, so the producer
+ * needs no RMW of its own: seq_cst loads of sleepers and searching follow (ws__idle_notify_
+ * after_rmw), and the four seq_cst operations are totally ordered. The sleeper's look sees the
+ * new tail even when the producer's link to the job is not yet visible; a sleeper that sees an
+ * injector non-empty but could take nothing therefore does not sleep (see park).
+ *
+ * A push onto a non-empty deque wakes nobody and pays nothing: whoever emptied the deque is
+ * awake and will look again, and a searcher that finds work and was the last searcher wakes the
+ * next sleeper. The strict protocol covers every push onto an empty deque and every external
+ * submission, which is what guarantees progress (a lost wake-up there could leave a submitted
+ * job waiting forever).
  */
 #include "internal.h"
 
@@ -217,7 +224,15 @@ static ws__task *park(ws__worker *w, const char **what)
             ws__idle_notify(pool);
         return t;
     }
-    if (!pool_exiting(pool)) {
+    if (ws__injector_maybe_nonempty(&pool->urgent) ||
+        ws__injector_maybe_nonempty(&pool->injector)) {
+        /* External work is queued or being pushed, but the look found none to take: another
+         * worker holds the consumer side, or a producer has swapped the tail and not yet
+         * linked its job. That producer may already have read the sleeper count (it does so
+         * right after its seq_cst exchange, before the link is visible here), so it will not
+         * wake us: do not sleep, yield and look again. */
+        ws__thread_yield();
+    } else if (!pool_exiting(pool)) {
         ws__count(w, parks, 1);
         uint64_t start = pool->trace != NULL ? ws__now_ns() : 0;
         /* acquire: as above; loop over spurious returns of futex_wait. */
