@@ -98,8 +98,10 @@ static void run_child(ws__worker *w, ws__task *t, const char *what)
 void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
 {
     /* relaxed: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
-     * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. */
-    if (w != NULL)
+     * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. Only waited
+     * tasks have joiners; jobs (detached, group) skip the locked instruction. The kind bits
+     * were written before the task was published. */
+    if (w != NULL && (ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u) == WS_KIND_WAITED)
         ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__task *saved = spawn_top;
     run_child(w, t, what);
