@@ -11,41 +11,41 @@
 #include <string.h>
 #include <time.h>
 
-#define WS_TEST_FAIL(...)                                                                        \
-    do {                                                                                         \
-        fflush(stdout);                                                                          \
-        fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                                    \
-        fprintf(stderr, __VA_ARGS__);                                                            \
-        fputc('\n', stderr);                                                                     \
-        abort();                                                                                 \
+#define WS_TEST_FAIL(...)                                     \
+    do {                                                      \
+        fflush(stdout);                                       \
+        fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
+        fprintf(stderr, __VA_ARGS__);                         \
+        fputc('\n', stderr);                                  \
+        abort();                                              \
     } while (0)
 
-#define ASSERT(cond)                                                                             \
-    do {                                                                                         \
-        if (!(cond))                                                                             \
-            WS_TEST_FAIL("%s", #cond);                                                           \
+#define ASSERT(cond)                   \
+    do {                               \
+        if (!(cond))                   \
+            WS_TEST_FAIL("%s", #cond); \
     } while (0)
 
 /* Compare as intmax_t / uintmax_t and print both sides. */
-#define ASSERT_CMP_(a, op, b, T, fmt)                                                            \
-    do {                                                                                         \
-        T a_ = (T)(a), b_ = (T)(b);                                                              \
-        if (!(a_ op b_))                                                                         \
-            WS_TEST_FAIL("%s %s %s (%" fmt " vs %" fmt ")", #a, #op, #b, a_, b_);                \
+#define ASSERT_CMP_(a, op, b, T, fmt)                                             \
+    do {                                                                          \
+        T a_ = (T)(a), b_ = (T)(b);                                               \
+        if (!(a_ op b_))                                                          \
+            WS_TEST_FAIL("%s %s %s (%" fmt " vs %" fmt ")", #a, #op, #b, a_, b_); \
     } while (0)
-#define ASSERT_EQ(a, b) ASSERT_CMP_(a, ==, b, intmax_t, PRIdMAX)
-#define ASSERT_NE(a, b) ASSERT_CMP_(a, !=, b, intmax_t, PRIdMAX)
-#define ASSERT_LT(a, b) ASSERT_CMP_(a, <, b, intmax_t, PRIdMAX)
-#define ASSERT_LE(a, b) ASSERT_CMP_(a, <=, b, intmax_t, PRIdMAX)
-#define ASSERT_GT(a, b) ASSERT_CMP_(a, >, b, intmax_t, PRIdMAX)
-#define ASSERT_GE(a, b) ASSERT_CMP_(a, >=, b, intmax_t, PRIdMAX)
+#define ASSERT_EQ(a, b)  ASSERT_CMP_(a, ==, b, intmax_t, PRIdMAX)
+#define ASSERT_NE(a, b)  ASSERT_CMP_(a, !=, b, intmax_t, PRIdMAX)
+#define ASSERT_LT(a, b)  ASSERT_CMP_(a, <, b, intmax_t, PRIdMAX)
+#define ASSERT_LE(a, b)  ASSERT_CMP_(a, <=, b, intmax_t, PRIdMAX)
+#define ASSERT_GT(a, b)  ASSERT_CMP_(a, >, b, intmax_t, PRIdMAX)
+#define ASSERT_GE(a, b)  ASSERT_CMP_(a, >=, b, intmax_t, PRIdMAX)
 #define ASSERT_UEQ(a, b) ASSERT_CMP_(a, ==, b, uintmax_t, PRIuMAX)
-#define ASSERT_OK(e)    ASSERT_EQ((e), 0)
-#define ASSERT_PTR_EQ(a, b)                                                                      \
-    do {                                                                                         \
-        const void *a_ = (a), *b_ = (b);                                                         \
-        if (a_ != b_)                                                                            \
-            WS_TEST_FAIL("%s == %s (%p vs %p)", #a, #b, a_, b_);                                 \
+#define ASSERT_OK(e)     ASSERT_EQ((e), 0)
+#define ASSERT_PTR_EQ(a, b)                                      \
+    do {                                                         \
+        const void *a_ = (a), *b_ = (b);                         \
+        if (a_ != b_)                                            \
+            WS_TEST_FAIL("%s == %s (%p vs %p)", #a, #b, a_, b_); \
     } while (0)
 
 /* Sizes shrink under sanitizers (about 10-50x slower) so that CI stays fast; WS_TEST_SCALE
