@@ -78,12 +78,6 @@
  * overhead per chunk stays well under 1%. */
 #define CHUNK_CLOCK_READS 256u
 
-WS_COLD _Noreturn static void contract_violation(const char *function, const char *what)
-{
-    fprintf(stderr, "worksteal: %s: %s (contract violation)\n", function, what);
-    abort();
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* ws_parallel_for                                                                           */
 /* ---------------------------------------------------------------------------------------- */
@@ -213,7 +207,7 @@ static void for_piece_run(void *arg)
 void ws_parallel_for(size_t begin, size_t end, size_t grain, ws_range_fn body, void *ctx)
 {
     if (body == NULL)
-        contract_violation("ws_parallel_for", "body is NULL");
+        ws__contract_violation("ws_parallel_for", "body is NULL");
     if (begin >= end)
         return;
     size_t n = end - begin;
@@ -348,9 +342,9 @@ int ws_parallel_reduce(size_t begin, size_t end, size_t grain, size_t acc_size,
                        void *result)
 {
     if (fold == NULL)
-        contract_violation("ws_parallel_reduce", "fold is NULL");
+        ws__contract_violation("ws_parallel_reduce", "fold is NULL");
     if (combine == NULL)
-        contract_violation("ws_parallel_reduce", "combine is NULL");
+        ws__contract_violation("ws_parallel_reduce", "combine is NULL");
     if (acc_size == 0 || identity == NULL || result == NULL || begin > end)
         return EINVAL;
     size_t n = end - begin;
