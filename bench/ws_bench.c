@@ -82,6 +82,8 @@ typedef struct options {
     long size[N_WL]; /* 0: the default (or quick) size */
     const char *csv;
     bool plot, profile;
+    bool extras; /* also run the loop and external-work sections (bench_loop, bench_external) */
+    bool workloads_given;
     double timeout;
     int child; /* -1: the driver; else the scheduler this child measures */
 } options;
@@ -576,6 +578,47 @@ static void exe_for(int sched, char *buf, size_t len)
     const char *slash = strrchr(self_path, '/');
     int dir = slash ? (int)(slash - self_path) + 1 : 0;
     snprintf(buf, len, "%.*s%s", dir, self_path, OTHER_EXE);
+}
+
+/* Runs the sibling benchmark program `name` (next to this one) with the given arguments, its
+ * output interleaved with ours. Returns its exit status, or -1 if it could not run. */
+static int run_sibling(const char *name, const char *const args[])
+{
+    char exe[PATH_MAX + 32];
+    const char *slash = strrchr(self_path, '/');
+    int dir = slash ? (int)(slash - self_path) + 1 : 0;
+    snprintf(exe, sizeof(exe), "%.*s%s", dir, self_path, name);
+    if (access(exe, X_OK) != 0) {
+        printf("\n%s was not found next to this program: section skipped.\n", name);
+        return -1;
+    }
+    const char *argv[16] = {exe};
+    for (int i = 0; args[i] != NULL && i < 14; i++)
+        argv[i + 1] = args[i];
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(exe, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The demo's last two sections: parallel loops against OpenMP, and external work. */
+static bool run_extras(void)
+{
+    static const char *const loop_args[] = {"--reps", "3", "--workloads", "sum,tri", NULL};
+    static const char *const external_args[] = {"--reps", "3", "--samples", "2000", NULL};
+    printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,tri "
+           "(the full sweep: bench_loop)\n");
+    int a = run_sibling("bench_loop", loop_args);
+    printf("\n== external work: bench_external --reps 3 --samples 2000 "
+           "(the full run: bench_external)\n");
+    int b = run_sibling("bench_external", external_args);
+    return a == 0 && b == 0;
 }
 
 /* Runs one child for (workload w, scheduler sched); fills its cells. On a crash or timeout,
@@ -1107,6 +1150,10 @@ static void usage(FILE *f)
             "                     ws_pool_profile (one more run on the largest worker count;\n"
             "                     about a microsecond per task, so slow on fib and nqueens)\n"
             "  --timeout S        seconds one scheduler's measurements may take (default: %d)\n"
+            "  --no-extras        skip the two sections that follow the workload tables by\n"
+            "                     default: parallel loops (bench_loop) and external work\n"
+            "                     (bench_external), run in short form; they are also skipped\n"
+            "                     with --quick or --workloads\n"
             "  --help             this text\n"
             "\n"
             "workloads:\n",
@@ -1203,6 +1250,7 @@ enum {
     OPT_HELP,
     OPT_CHILD,
     OPT_BUDGET,
+    OPT_NO_EXTRAS,
 };
 
 /* 0: go on; 1: exit 0 (help); 2: usage error. */
@@ -1219,6 +1267,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"plot", no_argument, NULL, OPT_PLOT},
         {"profile", no_argument, NULL, OPT_PROFILE},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"no-extras", no_argument, NULL, OPT_NO_EXTRAS},
         {"help", no_argument, NULL, OPT_HELP},
         {"child", required_argument, NULL, OPT_CHILD},   /* internal */
         {"budget", required_argument, NULL, OPT_BUDGET}, /* internal */
@@ -1228,6 +1277,7 @@ static int parse_options(int argc, char **argv, options *o)
                    .budget = DEFAULT_BUDGET,
                    .csv = "bench-results.csv",
                    .timeout = DEFAULT_TIMEOUT,
+                   .extras = true,
                    .child = -1};
     for (int i = 0; i < N_WL; i++)
         o->wl[i] = true;
@@ -1241,6 +1291,7 @@ static int parse_options(int argc, char **argv, options *o)
         case OPT_WORKLOADS:
             if (!parse_list(optarg, o->wl, N_WL, find_workload, "workload"))
                 return 2;
+            o->workloads_given = true;
             break;
         case OPT_SCHEDULERS:
             if (!parse_list(optarg, o->sched, S_COUNT, find_sched, "scheduler"))
@@ -1274,6 +1325,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_PROFILE:
             o->profile = true;
+            break;
+        case OPT_NO_EXTRAS:
+            o->extras = false;
             break;
         case OPT_TIMEOUT:
             if (!parse_long(optarg, 1, 86400, &v)) {
@@ -1422,6 +1476,10 @@ int main(int argc, char **argv)
     printf("\nCPU check at the end: %u spinning threads ran %.2fx as fast as one (%u if idle).\n",
            online_cpus(), cpus_at_end, online_cpus());
     print_targets(&o);
+    if (o.extras && !o.quick && !o.workloads_given && !run_extras()) {
+        printf("\nFAIL: a loop or external-work measurement failed (see above).\n");
+        failed = true;
+    }
     write_csv(&o);
     if (o.plot)
         write_plot(&o);
