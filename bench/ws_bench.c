@@ -14,7 +14,8 @@
  * Child output, one line each (fields separated by tabs):
  *   I  workload  description
  *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
- *      others  status  answer
+ *      others  status  answer  depth
+ * (depth: the deepest any worker's deque was, from ws_pool_stats; 0 for other schedulers)
  * where the counters are per run (averaged over the reps), others is the share of the machine's
  * CPU time that other processes used during the timed runs, and status is ok, FAIL or error.
  */
@@ -162,6 +163,7 @@ static long workload_size(const options *o, int w)
 
 typedef struct counters {
     double spawns, steals, attempts, parks;
+    double depth;  /* max_deque_depth over the pool's life (the space bound check) */
     double others; /* share of the machine's CPU time other processes used during the runs, or
                       -1 when the runs were too short to tell */
 } counters;
@@ -308,6 +310,7 @@ static bool meas_finish(meas *m, const wb_workload *wl)
         c->steals = (double)(ws1.steals - m->ws0.steals) / reps;
         c->attempts = (double)(ws1.steal_attempts - m->ws0.steal_attempts) / reps;
         c->parks = (double)(ws1.parks - m->ws0.parks) / reps;
+        c->depth = (double)ws1.max_deque_depth;
     } else if (reps > 0 && m->sched == S_CENTRAL) {
         c->spawns = (double)(cq1.spawns - m->cq0.spawns) / reps;
         c->parks = (double)(cq1.parks - m->cq0.parks) / reps;
@@ -331,9 +334,10 @@ static bool meas_finish(meas *m, const wb_workload *wl)
     for (char *p = m->answer; *p; p++) /* keep the line format intact */
         if (*p == '\t' || *p == '\n')
             *p = ' ';
-    printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\n", wl->name,
-           sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med, lo, hi,
-           c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer);
+    printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.0f\n",
+           wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med, lo,
+           hi, c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer,
+           c->depth);
     fflush(stdout);
     return strcmp(m->status, "ok") == 0;
 }
@@ -505,8 +509,8 @@ static int split_tabs(char *line, char **f, int max)
 
 static void parse_child_line(char *line, int expect_sched)
 {
-    char *f[15];
-    int n = split_tabs(line, f, 15);
+    char *f[16];
+    int n = split_tabs(line, f, 16);
     if (n == 3 && strcmp(f[0], "I") == 0) {
         int w = find_workload(f[1], strlen(f[1]));
         if (w >= 0 && !descriptions[w][0])
@@ -530,7 +534,7 @@ static void parse_child_line(char *line, int expect_sched)
         snprintf(pr->status, sizeof(pr->status), "%s", f[10]);
         return;
     }
-    if (n != 15 || strcmp(f[0], "R") != 0)
+    if (n != 16 || strcmp(f[0], "R") != 0)
         return;
     int w = find_workload(f[1], strlen(f[1]));
     int s = find_sched(f[2], strlen(f[2]));
@@ -550,6 +554,7 @@ static void parse_child_line(char *line, int expect_sched)
     c->c.others = strtod(f[12], NULL);
     snprintf(c->status, sizeof(c->status), "%s", f[13]);
     snprintf(c->answer, sizeof(c->answer), "%s", f[14]);
+    c->c.depth = strtod(f[15], NULL);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -797,6 +802,25 @@ static void put_others(const cell *c)
         printf(" %5.0f%%", 100 * c->c.others);
 }
 
+/* The space bound of work stealing, S_P <= P * S_1: the deepest deque of any worker on P
+ * workers against the 1-worker (serial-order) depth S_1. */
+static void print_space(const options *o, int w)
+{
+    const cell *one = find_cell(w, S_WS, 1);
+    if (!o->sched[S_WS] || one == NULL || !cell_ok(one) || one->c.depth <= 0)
+        return;
+    printf("  space: deepest deque S_1 = %.0f tasks on 1 worker;", one->c.depth);
+    for (int i = 0; i < o->nworkers; i++) {
+        const cell *c = find_cell(w, S_WS, o->workers[i]);
+        if (c == NULL || !cell_ok(c) || o->workers[i] == 1)
+            continue;
+        printf(" P=%u: deepest %.0f (all %u deques <= %.0f, bound P*S_1 = %.0f)%s", o->workers[i],
+               c->c.depth, o->workers[i], c->c.depth * o->workers[i], one->c.depth * o->workers[i],
+               c->c.depth <= one->c.depth ? "" : " ABOVE S_1");
+    }
+    printf("\n");
+}
+
 static void print_table(const options *o, int w)
 {
     unsigned cpus = online_cpus();
@@ -845,6 +869,7 @@ static void print_table(const options *o, int w)
             printf("  %s%s%s\n", c->status, ok ? "" : ": ", ok ? "" : c->answer);
         }
     }
+    print_space(o, w);
     if (o->profile || (workloads[w]->profile_by_default && o->sched[S_WS]))
         print_profile(o, w);
     fflush(stdout);
