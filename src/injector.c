@@ -12,9 +12,9 @@
  *   consumer:  follows head->next (acquire); the stub node lets head move past the last item.
  *
  * Between a producer's exchange and its link, the consumer sees the chain end early and returns
- * NULL although an item exists ("a push in flight"). That is not a lost wake-up: the producer
- * notifies idle workers only after linking (ws__pool_inject), and that notification follows the
- * store-buffering protocol of idle.c.
+ * NULL although an item exists ("a push in flight"). That is not a lost wake-up: a worker about
+ * to park that sees the tail moved but can take nothing yields and looks again instead of
+ * sleeping (idle.c, park).
  *
  * Invariants:
  *   1. head is the stub or the oldest item not yet returned; only the lock holder moves it.
@@ -54,8 +54,9 @@ bool ws__injector_maybe_nonempty(ws__injector *q)
     if (ws_load_relaxed(&q->head) != &q->stub)
         return true;
     /* seq_cst: a parking worker calls this after announcing itself as a sleeper (a seq_cst
-     * RMW); a producer exchanges the tail and then issues a seq_cst fence before checking for
-     * sleepers (ws__idle_notify). One of the two sees the other: store buffering. */
+     * RMW); a producer exchanges the tail (a seq_cst RMW) and then loads the sleeper count with
+     * seq_cst before deciding whether to wake anyone (ws__idle_notify_after_rmw). All four
+     * are seq_cst, so one of the two sees the other: store buffering. */
     return ws_load_seq_cst(&q->tail) != &q->stub;
 }
 

@@ -224,9 +224,9 @@ typedef struct ws__idle {
 /* Any thread, after publishing work (a push onto an empty deque, an injector push): wakes one
  * parked worker if no worker is searching. Lock-free (a futex wake at most). */
 void ws__idle_notify(ws_pool *pool);
-/* Owner of a deque that just pushed onto a non-empty deque: a glance at the sleeper count,
- * then ws__idle_notify if anyone sleeps; no barrier when nobody sleeps. See idle.c for why a
- * glance is enough here. */
+/* Any thread that found more work than it took (a cascade, not a publication): a glance at
+ * the sleeper count, then ws__idle_notify if anyone sleeps; no barrier when nobody sleeps. The
+ * publisher of the work already made sure one worker would come (idle.c). */
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
 /* Any thread, after publishing work with a seq_cst read-modify-write that a parking worker
  * reads back with a seq_cst load (the injector's exchange of its tail): as ws__idle_notify,
