@@ -138,9 +138,9 @@ static void part_rounds(block_run *r, unsigned rounds, unsigned compute, int bas
         ext_wait_at_least(&r->arrived, r->workers, "every worker to block");
         for (unsigned i = 0; i < compute; i++)
             ASSERT_OK(ws_group_submit(&g, compute_fn, r, 0));
-        int threads = ext_thread_count();
+        int threads = sched_thread_count();
         ws_group_wait(&g);
-        int after_wait = ext_thread_count();
+        int after_wait = sched_thread_count();
         if (after_wait > threads)
             threads = after_wait;
         ASSERT_EQ(atomic_load(&r->compute_done), compute);
@@ -161,7 +161,7 @@ static void part_rounds(block_run *r, unsigned rounds, unsigned compute, int bas
     if (progress_total == 0)
         WS_TEST_FAIL("no compute job finished while all %u tasks were blocked, in %u rounds",
                      r->workers, rounds);
-    int after = ext_thread_count();
+    int after = sched_thread_count();
     ASSERT_LE(after, limit);
     ASSERT_EQ(atomic_load(&r->bad_id), 0);
     unsigned ids = 0;
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsigned workers = ext_arg_unsigned(argc, argv, 1, 2);
     unsigned max_spares = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 0;
-    int baseline = ext_thread_baseline();
+    int baseline = sched_thread_baseline();
     block_run *r = calloc(1, sizeof *r);
     ASSERT(r != NULL);
     r->pool = ext_pool(workers, max_spares);

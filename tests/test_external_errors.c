@@ -136,8 +136,8 @@ static void abort_group_child(void *arg)
 
 static void expect_abort(void (*fn)(void *), const char *function)
 {
-    ext_child ch;
-    ext_run_child(&ch, fn, NULL);
+    sched_child ch;
+    sched_run_child(&ch, fn, NULL);
     printf("child stderr: %s", ch.err);
     if (!WIFSIGNALED(ch.status) || WTERMSIG(ch.status) != SIGABRT)
         WS_TEST_FAIL("%s(NULL function): expected SIGABRT, got status %#x", function, ch.status);

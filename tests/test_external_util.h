@@ -7,6 +7,7 @@
 #define WS_TEST_EXTERNAL_UTIL_H
 
 #include "test.h"
+#include "test_sched_util.h" /* threads, child processes */
 #include "worksteal.h"
 
 #include <dirent.h>
@@ -135,37 +136,6 @@ static inline unsigned ext_arg_unsigned(int argc, char **argv, int i, unsigned f
 
 /* ---- threads and CPU time ---------------------------------------------------------------- */
 
-/* The number of threads of this process (entries of /proc/self/task). */
-static inline int ext_thread_count(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    ASSERT(d != NULL);
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
-
-/* The thread count before any pool of the test exists, after a throwaway pool: the sanitizers'
- * runtimes start a helper thread at the first pthread_create, which is not the library's. */
-static inline int ext_thread_baseline(void)
-{
-    ws_pool *warm = ext_pool(1, 0);
-    ws_pool_destroy(warm);
-    int n = ext_thread_count();
-    for (int i = 0; i < 100; i++) {
-        ext_sleep_ms(5);
-        int m = ext_thread_count();
-        if (m == n)
-            break;
-        n = m;
-    }
-    return n;
-}
-
 /* User plus system CPU time of the whole process, in seconds. */
 static inline double ext_process_cpu_s(void)
 {
@@ -173,57 +143,6 @@ static inline double ext_process_cpu_s(void)
     ASSERT_OK(getrusage(RUSAGE_SELF, &ru));
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-/* ---- running code in a child process ----------------------------------------------------- */
-
-typedef struct ext_child {
-    int status;      /* from waitpid */
-    char err[16384]; /* the child's stderr, NUL-terminated (truncated if longer) */
-} ext_child;
-
-/* Forks and runs fn(arg) in the child with its stderr sent to a pipe, then _exit(0). Call while
- * the process has one thread only (a forked child of a threaded process may not start threads).
- * A child that hangs is killed by SIGALRM after a minute, which the status shows. */
-static inline void ext_run_child(ext_child *c, void (*fn)(void *), void *arg)
-{
-    int fds[2];
-    ASSERT_OK(pipe(fds));
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    ASSERT(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        if (dup2(fds[1], STDERR_FILENO) < 0)
-            _exit(99);
-        close(fds[1]);
-        alarm(60);
-        fn(arg);
-        fflush(stdout);
-        fflush(stderr);
-        _exit(0);
-    }
-    close(fds[1]);
-    size_t len = 0;
-    for (;;) {
-        ssize_t r = read(fds[0], c->err + len, sizeof c->err - 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        if (len == sizeof c->err - 1) {
-            char sink[256]; /* keep draining so the child never blocks on a full pipe */
-            while (read(fds[0], sink, sizeof sink) > 0)
-                ;
-            break;
-        }
-    }
-    c->err[len] = '\0';
-    close(fds[0]);
-    while (waitpid(pid, &c->status, 0) < 0)
-        ASSERT(errno == EINTR);
 }
 
 #endif /* WS_TEST_EXTERNAL_UTIL_H */

@@ -4,6 +4,7 @@
  * the child died of SIGABRT and that the message names the function.
  */
 #include "test_loop_util.h"
+#include "test_sched_util.h" /* sched_run_child */
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -63,32 +64,10 @@ static void commit(violation v)
     (void)rc;
 }
 
-/* Runs the violation in a child; returns what it wrote on stderr (static buffer). */
-static const char *run_in_child(violation v, int *status)
+/* commit() with the violation passed through a pointer, for sched_run_child. */
+static void commit_in_child(void *arg)
 {
-    static char buf[4096];
-    int fds[2];
-    ASSERT_OK(pipe(fds));
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    ASSERT(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[1]);
-        commit(v);
-        _exit(0); /* not reached if the violation is caught */
-    }
-    close(fds[1]);
-    size_t len = 0;
-    ssize_t got;
-    while (len < sizeof(buf) - 1 && (got = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
-        len += (size_t)got;
-    buf[len] = '\0';
-    close(fds[0]);
-    ASSERT_EQ(waitpid(pid, status, 0), pid);
-    return buf;
+    commit(*(violation *)arg);
 }
 
 int main(void)
@@ -104,17 +83,17 @@ int main(void)
         {NULL_COMBINE_EMPTY_RANGE, "ws_parallel_reduce"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int status = 0;
-        const char *err = run_in_child(cases[i].v, &status);
+        static sched_child child;
+        violation v = cases[i].v;
+        sched_run_child(&child, commit_in_child, &v);
+        int status = child.status;
+        const char *err = child.err;
         if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
             WS_TEST_FAIL("case %zu: the child was not killed by SIGABRT (status 0x%x), stderr: %s",
                          i, status, err);
         if (strstr(err, cases[i].function) == NULL)
             WS_TEST_FAIL("case %zu: stderr does not name %s: %s", i, cases[i].function, err);
-        size_t lines = 0;
-        for (const char *c = err; *c != '\0'; c++)
-            lines += *c == '\n';
-        if (lines != 1 || err[strlen(err) - 1] != '\n')
+        if (sched_count_lines(err) != 1 || err[strlen(err) - 1] != '\n')
             WS_TEST_FAIL("case %zu: expected exactly one line on stderr, got: %s", i, err);
         printf("case %zu: aborted with: %s", i, err);
     }
