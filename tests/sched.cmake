@@ -32,3 +32,6 @@ foreach(c max_workers env_workers env_stack thread_fail alloc_fail abort_sync_or
           abort_sync_twice abort_join_null abort_spawn_null)
   ws_add_test(test_sched_errors SOURCES test_sched_errors.c TIMEOUT 180 LABELS sched ARGS ${c})
 endforeach()
+
+# The park/wake store-buffering pattern as a litmus test (test_idle_litmus.c).
+ws_add_test(test_idle_litmus SOURCES test_idle_litmus.c TIMEOUT 180 LABELS sched)
