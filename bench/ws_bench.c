@@ -85,6 +85,7 @@ typedef struct options {
     bool plot, profile;
     bool extras; /* also run the loop and external-work sections (bench_loop, bench_external) */
     bool workloads_given;
+    bool no_plot; /* --no-plot: the default run writes the plot unless told not to */
     double timeout;
     int child; /* -1: the driver; else the scheduler this child measures */
 } options;
@@ -615,9 +616,9 @@ static int run_sibling(const char *name, const char *const args[])
 /* The demo's last two sections: parallel loops against OpenMP, and external work. */
 static bool run_extras(void)
 {
-    static const char *const loop_args[] = {"--reps", "3", "--workloads", "sum,tri", NULL};
+    static const char *const loop_args[] = {"--reps", "3", "--workloads", "sum,map,tri", NULL};
     static const char *const external_args[] = {"--reps", "3", "--samples", "2000", NULL};
-    printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,tri "
+    printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,map,tri "
            "(the full sweep: bench_loop)\n");
     int a = run_sibling("bench_loop", loop_args);
     printf("\n== external work: bench_external --reps 3 --samples 2000 "
@@ -1169,8 +1170,9 @@ static void usage(FILE *f)
             "                     jobs\n"
             "  --quick            tiny sizes, for a smoke test\n"
             "  --csv FILE         where the CSV goes (default: bench-results.csv)\n"
-            "  --plot             also write FILE.gp and, with gnuplot, FILE.png: speedup\n"
-            "                     against workers per scheduler\n"
+            "  --plot             write FILE.gp and, with gnuplot, FILE.png: speedup against\n"
+            "                     workers per scheduler (the default, except with --quick)\n"
+            "  --no-plot          do not write the plot\n"
             "  --profile          also measure work, span and parallelism of each workload with\n"
             "                     ws_pool_profile (one more run on the largest worker count;\n"
             "                     about a microsecond per task, so slow on fib and nqueens)\n"
@@ -1276,6 +1278,7 @@ enum {
     OPT_CHILD,
     OPT_BUDGET,
     OPT_NO_EXTRAS,
+    OPT_NO_PLOT,
 };
 
 /* 0: go on; 1: exit 0 (help); 2: usage error. */
@@ -1293,6 +1296,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"profile", no_argument, NULL, OPT_PROFILE},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"no-extras", no_argument, NULL, OPT_NO_EXTRAS},
+        {"no-plot", no_argument, NULL, OPT_NO_PLOT},
         {"help", no_argument, NULL, OPT_HELP},
         {"child", required_argument, NULL, OPT_CHILD},   /* internal */
         {"budget", required_argument, NULL, OPT_BUDGET}, /* internal */
@@ -1353,6 +1357,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_NO_EXTRAS:
             o->extras = false;
+            break;
+        case OPT_NO_PLOT:
+            o->no_plot = true;
             break;
         case OPT_TIMEOUT:
             if (!parse_long(optarg, 1, 86400, &v)) {
@@ -1506,7 +1513,7 @@ int main(int argc, char **argv)
         failed = true;
     }
     write_csv(&o);
-    if (o.plot)
+    if (o.plot || (!o.quick && !o.no_plot))
         write_plot(&o);
     if (failed)
         printf("\nFAIL: some measurements failed or computed a wrong answer (see the tables).\n");
