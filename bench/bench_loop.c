@@ -16,6 +16,7 @@
  * each runtime keeps its default idle policy.
  *
  * Usage: bench_loop [--quick] [--workers 1,2,...] [--reps N] [--workloads sum,map,tri,heavy]
+ *                   [--sweep-step K]   (explicit grains 1, K, K^2, ...; default 4)
  */
 #include "worksteal.h"
 
@@ -437,6 +438,9 @@ static double load_average(void)
     return getloadavg(&load, 1) == 1 ? load : -1;
 }
 
+/* The explicit grains tried: 1, then multiplied by this (--sweep-step; the demo uses 16). */
+static size_t sweep_step = 4;
+
 /* Measures every variant of workload w at every worker count, `reps` times, interleaved (one
  * run of each cell in turn, then again), so that a change in the machine's load during the
  * benchmark hits every variant alike. Prints the table and the summary; false if a result
@@ -448,7 +452,7 @@ static bool bench_workload(const workload *w, bool quick, const unsigned *counts
      * (a spawn each: minutes of overhead that no one would choose). */
     size_t grains[MAX_GRAINS];
     int ng = 0;
-    for (size_t g = 1; g < n && ng < MAX_GRAINS; g *= 4)
+    for (size_t g = 1; g < n && ng < MAX_GRAINS; g *= sweep_step)
         if (n / g <= ((size_t)1 << 24))
             grains[ng++] = g;
 
@@ -569,6 +573,13 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         } else if (strcmp(argv[i], "--workloads") == 0 && i + 1 < argc) {
             only = argv[++i];
+        } else if (strcmp(argv[i], "--sweep-step") == 0 && i + 1 < argc) {
+            long step = atol(argv[++i]);
+            if (step < 2 || step > 1024) {
+                fprintf(stderr, "bench_loop: --sweep-step wants 2..1024\n");
+                return 2;
+            }
+            sweep_step = (size_t)step;
         } else if (strcmp(argv[i], "--workers") == 0 && i + 1 < argc) {
             nw = 0;
             for (char *tok = strtok(argv[++i], ","); tok != NULL && nw < MAX_WORKER_COUNTS;
@@ -576,7 +587,8 @@ int main(int argc, char **argv)
                 counts[nw++] = (unsigned)atoi(tok);
         } else {
             fprintf(stderr,
-                    "usage: %s [--quick] [--workers 1,2,...] [--reps N] [--workloads a,b]\n",
+                    "usage: %s [--quick] [--workers 1,2,...] [--reps N] [--workloads a,b] "
+                    "[--sweep-step K]\n",
                     argv[0]);
             return 2;
         }

@@ -616,9 +616,10 @@ static int run_sibling(const char *name, const char *const args[])
 /* The demo's last two sections: parallel loops against OpenMP, and external work. */
 static bool run_extras(void)
 {
-    static const char *const loop_args[] = {"--reps", "3", "--workloads", "sum,map,tri", NULL};
+    static const char *const loop_args[] = {"--reps",       "3",  "--workloads", "sum,map,tri",
+                                            "--sweep-step", "16", NULL};
     static const char *const external_args[] = {"--reps", "3", "--samples", "2000", NULL};
-    printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,map,tri "
+    printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,map,tri --sweep-step 16 "
            "(the full sweep: bench_loop)\n");
     int a = run_sibling("bench_loop", loop_args);
     printf("\n== external work: bench_external --reps 3 --samples 2000 "
