@@ -1,0 +1,25 @@
+// test_header_cxx: the public header compiles as C++ (extern "C", no C-only syntax) and links
+// against the C library from a C++ program.
+#include "worksteal.h"
+
+#include <cstdio>
+
+static void add_one(void *p)
+{
+    ++*static_cast<int *>(p);
+}
+
+int main()
+{
+    int a = 0, b = 0;
+    ws_join(add_one, &a, add_one, &b); // outside a worker: runs on the default pool
+    ws_task task;
+    ws_spawn(&task, add_one, &a);
+    ws_sync(&task);
+    if (a != 2 || b != 1 || ws_worker_id() != -1) {
+        std::fprintf(stderr, "test_header_cxx: FAIL: a=%d b=%d\n", a, b);
+        return 1;
+    }
+    std::printf("the header compiles and links as C++\n");
+    return 0;
+}
