@@ -178,6 +178,9 @@ typedef struct ws__worker {
     alignas(WS_CACHE_LINE) ws__counters counters;
 } ws__worker;
 
+/* join.c: worker w recomputes its depth_limit after max_depth, profiling or tracing changed. */
+void ws__worker_update_depth_limit(ws__worker *w);
+
 /* The worker running on this thread, or NULL. */
 extern _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 
@@ -241,10 +244,8 @@ void ws__idle_wake_all(ws_pool *pool);
  * (and its source in *what, as ws__find_elsewhere), or NULL when the pool is stopping and no work
  * is left. */
 ws__task *ws__idle_find_work(ws__worker *w, const char **what);
-/* Worker w: recomputes its depth_limit after max_depth, profiling or tracing changed. */
-void ws__worker_update_depth_limit(ws__worker *w);
-/* The waiting ladder for one condition: spins, yields, then parks on *word while it equals the
- * value `park_value` read back after `prepare` returned true. Used by task waits. */
+/* The waiting ladder shared by every wait (idle workers, joins, group waits, external callers):
+ * each failed look calls ws__backoff_step, which pauses, then yields, and finally says "park". */
 typedef struct ws__backoff {
     uint32_t round;
 } ws__backoff;
