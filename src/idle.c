@@ -16,7 +16,7 @@
  *
  * Waking. Who sleeps and who searches is counted in ws__idle. A producer that publishes work
  * wakes one sleeper if nobody is searching (a searcher will find the work). A searcher that
- * finds work and was the last searcher wakes one more sleeper if there seems to be more work, so
+ * finds work and was the last searcher wakes one sleeper to search in its place, so
  * parallelism ramps up one worker at a time instead of waking everyone (no thundering herd).
  * At most one wake-up is in flight at a time (wake_pending).
  *
@@ -169,14 +169,17 @@ static bool may_spin(ws_pool *pool)
     return searching == 0 || 2 * searching < busy;
 }
 
-/* A searcher found a task. If it was the last searcher and more work seems to be there, wake
- * one more worker so that parallelism ramps up. */
-static void leave_search_busy(ws_pool *pool, bool more_work)
+/* A searcher found a task and stops searching; if it was the last searcher, it wakes a sleeper
+ * to search in its place (which also ramps parallelism up one worker at a time). */
+static void leave_search_busy(ws_pool *pool)
 {
-    /* seq_cst: part of the store-buffering protocol (a producer that saw searching > 0 relied
-     * on us to find its work: we did). */
+    /* seq_cst: part of the store-buffering protocol. A producer that saw searching > 0 relied
+     * on a searcher to find its work; we found something, but perhaps not that work (it may
+     * not have been visible to our look yet). So the last searcher to leave always hands the
+     * search on to a sleeper, as Go's scheduler does: at worst the sleeper finds nothing and
+     * parks again; without it, that work could wait for as long as our task runs. */
     uint32_t was = ws_fetch_sub_seq_cst(&pool->idle.searching, 1);
-    if (was == 1 && more_work)
+    if (was == 1)
         ws__idle_notify(pool);
 }
 
@@ -197,8 +200,13 @@ static void leave_park(ws__idle *idle)
      * producer from seeing "no searcher, no sleeper" while we are awake but not yet looking. */
     ws_fetch_add_seq_cst(&idle->searching, 1);
     ws_fetch_sub_seq_cst(&idle->sleepers, 1);
-    /* release: a new wake-up may be sent; we are the searcher the last one asked for. */
-    ws_store_release(&idle->wake_pending, 0);
+    /* acq_rel exchange, not a store: a new wake-up may be sent, we are the searcher the last
+     * one asked for, and a producer whose wake-up was suppressed meanwhile (its exchange found
+     * wake_pending set) made its exchange before ours in wake_pending's order, so ours reads
+     * from it and acquires its work: our search will see it. A plain store would not
+     * synchronize with that producer, and on x86 our search could run before its work was
+     * visible, leaving the work queued with every other worker asleep. */
+    ws_exchange_acq_rel(&idle->wake_pending, 0);
 }
 
 /* Searcher w parks until woken. Returns a task found by the last look before sleeping (w is
@@ -257,7 +265,7 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
         bool more = false;
         ws__task *t = ws__find_elsewhere(w, &more, what);
         if (t != NULL) {
-            leave_search_busy(pool, more);
+            leave_search_busy(pool);
             return t;
         }
         if (pool_exiting(pool))
