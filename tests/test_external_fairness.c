@@ -4,10 +4,13 @@
  *   wait      every worker runs a job that pushed thousands of short jobs on its own deque
  *             (ws_group_submit from the worker) and waits for them (ws_group_wait, which pops
  *             its own deque). An external job submitted then must start within a bounded number
- *             of pickups: the short jobs that started between the moment ws_submit returned and
- *             the moment the external job started (one global counter) must be at most
- *             64 * WORKERS. Every 31st pick looks at the injectors, so about 31 per worker is
- *             the expected worst case. Several trials; the counts are printed.
+ *             of pickups: the short jobs that the worker which ran it started between the moment
+ *             ws_submit returned and the moment the external job started must be at most 64
+ *             (every 31st pick looks at the injectors, so about 31 is the expected worst case).
+ *             Counted per worker, because a worker descheduled between taking the external job
+ *             and starting it (more threads than cores, or other programs) lets the others go
+ *             on picking: a global count measured the operating system, not the scheduler. The
+ *             global count is printed too. Several trials.
  *   loop      the same, but the jobs return after pushing theirs, so the short jobs are popped
  *             by the worker loop itself.
  *   joinwait  (2+ workers) a job's ws_join child is stolen; it pushes short jobs on the
@@ -22,12 +25,16 @@
 
 enum { TRIALS = 5 };
 
-static atomic_ullong short_started; /* short jobs started, all workers */
+static atomic_ullong short_started;       /* short jobs started, all workers */
+static atomic_ullong short_by_worker[64]; /* short jobs started, per worker id */
 
 static void short_fn(void *arg)
 {
     (void)arg;
     atomic_fetch_add(&short_started, 1);
+    int id = ws_worker_id();
+    if (id >= 0 && id < 64)
+        atomic_fetch_add(&short_by_worker[id], 1);
     (void)ext_burn(300);
 }
 
@@ -41,7 +48,8 @@ typedef struct fair_run {
     atomic_ullong ready; /* parents that pushed all their jobs */
     atomic_ullong go;    /* the external job is queued: parents may go on */
     atomic_ullong x_started;
-    unsigned long long x_seen; /* short_started when the external job started */
+    unsigned long long x_seen;       /* short_started when the external job started */
+    unsigned long long x_seen_local; /* short_by_worker[x_worker] then */
     int x_worker;
     ws_group groups[64]; /* one per parent */
     atomic_uint parent_index;
@@ -69,13 +77,15 @@ static void x_fn(void *arg)
     fair_run *r = arg;
     r->x_seen = atomic_load(&short_started);
     r->x_worker = ws_worker_id();
+    if (r->x_worker >= 0 && r->x_worker < 64)
+        r->x_seen_local = atomic_load(&short_by_worker[r->x_worker]);
     atomic_store(&r->x_started, 1);
 }
 
 static void mode_backlog(unsigned workers, int wait)
 {
     unsigned per_worker = (unsigned)test_scaled(4000, 1000);
-    long long bound = 64ll * workers;
+    long long bound = 64;
     long long worst = 0;
     ASSERT(workers <= 64);
     for (int trial = 0; trial < TRIALS; trial++) {
@@ -88,12 +98,17 @@ static void mode_backlog(unsigned workers, int wait)
         for (unsigned i = 0; i < workers; i++)
             ws_group_init(&r->groups[i], r->pool);
         atomic_store(&short_started, 0);
+        for (unsigned i = 0; i < 64; i++)
+            atomic_store(&short_by_worker[i], 0);
         for (unsigned i = 0; i < workers; i++)
             ASSERT_OK(ws_submit(r->pool, parent_fn, r, 0));
         ext_wait_at_least(&r->ready, workers, "every worker to push its backlog");
         unsigned long long before = atomic_load(&short_started);
+        unsigned long long after_local[64];
         ASSERT_OK(ws_submit(r->pool, x_fn, r, 0));
         unsigned long long after = atomic_load(&short_started);
+        for (unsigned i = 0; i < 64; i++)
+            after_local[i] = atomic_load(&short_by_worker[i]);
         atomic_store(&r->go, 1);
         ext_wait_at_least(&r->x_started, 1, "the external job to start");
         for (unsigned i = 0; i < workers; i++)
@@ -101,13 +116,15 @@ static void mode_backlog(unsigned workers, int wait)
         ws_pool_destroy(r->pool);
         unsigned long long total = (unsigned long long)per_worker * workers;
         ASSERT_EQ(atomic_load(&short_started), total);
-        long long waited = (long long)r->x_seen - (long long)after;
-        printf("trial %d: the external job started on worker %d after %lld pickups "
-               "(%lld counted from before ws_submit; %llu of %llu short jobs had started)\n",
-               trial, r->x_worker, waited, (long long)r->x_seen - (long long)before, r->x_seen,
-               total);
+        ASSERT(r->x_worker >= 0 && r->x_worker < 64);
+        long long waited = (long long)r->x_seen_local - (long long)after_local[r->x_worker];
+        printf("trial %d: the external job started on worker %d after %lld of its pickups "
+               "(all workers: %lld, %lld counted from before ws_submit; %llu of %llu short jobs "
+               "had started)\n",
+               trial, r->x_worker, waited, (long long)r->x_seen - (long long)after,
+               (long long)r->x_seen - (long long)before, r->x_seen, total);
         if (waited > bound)
-            WS_TEST_FAIL("the external job waited %lld pickups, more than %lld (64 per worker)",
+            WS_TEST_FAIL("the external job waited %lld pickups of its worker, more than %lld",
                          waited, bound);
         /* It did not simply wait for the backlogs to drain. */
         ASSERT_LT(r->x_seen, total);
