@@ -1,6 +1,7 @@
 # The two commands of the README:
 #   make demo   builds (Release) and runs the benchmark demo
 #   make test   builds and runs every test in three builds: normal, ThreadSanitizer, ASan+UBSan
+# and a shorter demo, make demo-quick (the headline comparison only).
 # Only gcc, cmake and make are assumed.
 
 JOBS  ?= $(shell nproc 2>/dev/null || echo 2)
@@ -8,8 +9,13 @@ CMAKE ?= cmake
 CTEST ?= ctest
 CTEST_FLAGS ?= --output-on-failure --no-tests=error -j $(JOBS)
 DEMO_ARGS ?=
+# make test runs its three suites one after another, each using every core, unless there are
+# enough cores (6 or more) for all three side by side with two cores each; a suite's own tests
+# already keep two cores busy, so side by side only pays when the cores are there.
+TEST_SUITES ?= $(shell [ $(JOBS) -ge 6 ] && echo 3 || echo 1)
 
-.PHONY: all build demo test test-normal test-tsan test-asan format format-check install clean
+.PHONY: all build demo demo-quick test test-suites test-normal test-tsan test-asan format \
+        format-check install clean
 
 all: build
 
@@ -23,7 +29,18 @@ demo:
 	$(CMAKE) --build build -j $(JOBS) --target ws-bench ws-bench-locked bench_loop bench_external
 	./build/bench/ws-bench $(DEMO_ARGS)
 
-test: test-normal test-tsan test-asan
+# The headline comparison only: fib and nqueens (a join per node) on every scheduler.
+demo-quick:
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release
+	$(CMAKE) --build build -j $(JOBS) --target ws-bench ws-bench-locked
+	./build/bench/ws-bench --workloads fib,nqueens $(DEMO_ARGS)
+
+# WS_TEST_LONG=1 make test runs the long stress tests at their full length (tests/test.h).
+test:
+	@$(MAKE) --no-print-directory -j $(TEST_SUITES) $(if $(filter-out 1,$(TEST_SUITES)),-O) \
+	    JOBS=$$(( $(JOBS) / $(TEST_SUITES) > 0 ? $(JOBS) / $(TEST_SUITES) : 1 )) test-suites
+
+test-suites: test-normal test-tsan test-asan
 
 test-normal:
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_WERROR=ON -DWS_BUILD_TESTS=ON -DWS_BUILD_BENCH=ON
