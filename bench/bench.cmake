@@ -20,7 +20,7 @@ set(WS_BENCH_SOURCES
 
 add_executable(ws-bench ${WS_BENCH_SOURCES})
 target_link_libraries(ws-bench PRIVATE ws_internal OpenMP::OpenMP_C)
-install(TARGETS ws-bench RUNTIME DESTINATION bin)
+install(TARGETS ws-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(TARGET worksteal_locked_static)
   add_executable(ws-bench-locked ${WS_BENCH_SOURCES})
@@ -30,7 +30,7 @@ if(TARGET worksteal_locked_static)
                                                 OpenMP::OpenMP_C)
   # Building ws-bench alone must still give it its ws-locked column.
   add_dependencies(ws-bench ws-bench-locked)
-  install(TARGETS ws-bench-locked RUNTIME DESTINATION bin)
+  install(TARGETS ws-bench-locked RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
 if(WS_BUILD_TESTS)

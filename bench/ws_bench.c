@@ -84,6 +84,7 @@ typedef struct options {
     const char *csv;
     bool plot, profile;
     bool extras; /* also run the loop and external-work sections (bench_loop, bench_external) */
+    bool extras_forced; /* --extras: even with --quick (then in their quick form) or --workloads */
     bool workloads_given;
     bool no_plot; /* --no-plot: the default run writes the plot unless told not to */
     double timeout;
@@ -586,17 +587,34 @@ static void exe_for(int sched, char *buf, size_t len)
     snprintf(buf, len, "%.*s%s", dir, self_path, OTHER_EXE);
 }
 
-/* Runs the sibling benchmark program `name` (next to this one) with the given arguments, its
- * output interleaved with ours. Returns its exit status, or -1 if it could not run. */
-static int run_sibling(const char *name, const char *const args[])
+#ifndef WB_LIBEXEC_DIR
+#define WB_LIBEXEC_DIR "../libexec/worksteal" /* where an install puts them, from bin/ */
+#endif
+
+/* Finds the benchmark program `name`: next to this one (the build tree), or in the installed
+ * libexec directory relative to it. False if neither has it. */
+static bool find_sibling(const char *name, char *exe, size_t len)
 {
-    char exe[PATH_MAX + 32];
     const char *slash = strrchr(self_path, '/');
     int dir = slash ? (int)(slash - self_path) + 1 : 0;
-    snprintf(exe, sizeof(exe), "%.*s%s", dir, self_path, name);
-    if (access(exe, X_OK) != 0) {
-        printf("\n%s was not found next to this program: section skipped.\n", name);
-        return -1;
+    snprintf(exe, len, "%.*s%s", dir, self_path, name);
+    if (access(exe, X_OK) == 0)
+        return true;
+    snprintf(exe, len, "%.*s%s/%s", dir, self_path, WB_LIBEXEC_DIR, name);
+    return access(exe, X_OK) == 0;
+}
+
+/* Runs the benchmark program `name` with the given arguments, its output interleaved with ours.
+ * Returns its exit status; 0 if it is not there (the section is skipped with a message: a
+ * partial copy of the programs is no failed measurement), -1 if it could not run. */
+static int run_sibling(const char *name, const char *const args[])
+{
+    char exe[PATH_MAX + 64];
+    if (!find_sibling(name, exe, sizeof(exe))) {
+        printf("section skipped: %s is neither next to this program nor in %s/ beside it\n"
+               "(the build tree has it in build/bench/, an install in libexec/worksteal/).\n",
+               name, WB_LIBEXEC_DIR);
+        return 0;
     }
     const char *argv[16] = {exe};
     for (int i = 0; args[i] != NULL && i < 14; i++)
@@ -613,18 +631,26 @@ static int run_sibling(const char *name, const char *const args[])
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The demo's last two sections: parallel loops against OpenMP, and external work. */
-static bool run_extras(void)
+/* The demo's last two sections: parallel loops against OpenMP, and external work; with --quick,
+ * their smoke runs. */
+static bool run_extras(bool quick)
 {
     static const char *const loop_args[] = {"--reps",       "3",  "--workloads", "sum,map,tri",
                                             "--sweep-step", "16", NULL};
     static const char *const external_args[] = {"--reps", "3", "--samples", "2000", NULL};
-    printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,map,tri --sweep-step 16 "
-           "(the full sweep: bench_loop)\n");
-    int a = run_sibling("bench_loop", loop_args);
-    printf("\n== external work: bench_external --reps 3 --samples 2000 "
-           "(the full run: bench_external)\n");
-    int b = run_sibling("bench_external", external_args);
+    static const char *const quick_args[] = {"--quick", NULL};
+    if (quick)
+        printf("\n== parallel loops: bench_loop --quick\n");
+    else
+        printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,map,tri --sweep-step 16 "
+               "(the full sweep: bench_loop)\n");
+    int a = run_sibling("bench_loop", quick ? quick_args : loop_args);
+    if (quick)
+        printf("\n== external work: bench_external --quick\n");
+    else
+        printf("\n== external work: bench_external --reps 3 --samples 2000 "
+               "(the full run: bench_external)\n");
+    int b = run_sibling("bench_external", quick ? quick_args : external_args);
     return a == 0 && b == 0;
 }
 
@@ -1182,6 +1208,8 @@ static void usage(FILE *f)
             "                     default: parallel loops (bench_loop) and external work\n"
             "                     (bench_external), run in short form; they are also skipped\n"
             "                     with --quick or --workloads\n"
+            "  --extras           run those two sections even with --quick (then in their\n"
+            "                     smoke-test form) or --workloads\n"
             "  --help             this text\n"
             "\n"
             "workloads:\n",
@@ -1279,6 +1307,7 @@ enum {
     OPT_CHILD,
     OPT_BUDGET,
     OPT_NO_EXTRAS,
+    OPT_EXTRAS,
     OPT_NO_PLOT,
 };
 
@@ -1297,6 +1326,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"profile", no_argument, NULL, OPT_PROFILE},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"no-extras", no_argument, NULL, OPT_NO_EXTRAS},
+        {"extras", no_argument, NULL, OPT_EXTRAS},
         {"no-plot", no_argument, NULL, OPT_NO_PLOT},
         {"help", no_argument, NULL, OPT_HELP},
         {"child", required_argument, NULL, OPT_CHILD},   /* internal */
@@ -1358,6 +1388,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_NO_EXTRAS:
             o->extras = false;
+            break;
+        case OPT_EXTRAS:
+            o->extras_forced = true;
             break;
         case OPT_NO_PLOT:
             o->no_plot = true;
@@ -1509,7 +1542,8 @@ int main(int argc, char **argv)
     printf("\nCPU check at the end: %u spinning threads ran %.2fx as fast as one (%u if idle).\n",
            online_cpus(), cpus_at_end, online_cpus());
     print_targets(&o);
-    if (o.extras && !o.quick && !o.workloads_given && !run_extras()) {
+    bool extras = o.extras && (o.extras_forced || (!o.quick && !o.workloads_given));
+    if (extras && !run_extras(o.quick)) {
         printf("\nFAIL: a loop or external-work measurement failed (see above).\n");
         failed = true;
     }

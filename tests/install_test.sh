@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the built project into a temporary prefix, then builds and runs a consumer program
-# twice: with pkg-config flags from worksteal.pc, and through find_package(worksteal) in CMake.
+# with the README's pkg-config lines (shared, with no LD_LIBRARY_PATH, and static) and through
+# find_package(worksteal) in CMake; then runs the installed ws-bench with its closing sections.
 # usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -eu
 build=$1
@@ -27,14 +28,23 @@ int main(void)
 }
 C
 
-# pkg-config, against the shared library
+# pkg-config: the README's line exactly, against the shared library; the program must run
+# without LD_LIBRARY_PATH (worksteal.pc carries an rpath outside the system directories)
 if command -v pkg-config >/dev/null 2>&1; then
-    flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs worksteal)
-    cc -std=c11 "$tmp/consumer.c" $flags -pthread -Wl,-rpath,"$libdir" -o "$tmp/consumer_pc"
-    "$tmp/consumer_pc"
+    export PKG_CONFIG_PATH="$libdir/pkgconfig"
+    cc "$tmp/consumer.c" $(pkg-config --cflags --libs worksteal) -o "$tmp/consumer_pc"
+    env -u LD_LIBRARY_PATH "$tmp/consumer_pc"
+    # the README's static line: no shared library needed at run time
+    cc "$tmp/consumer.c" $(pkg-config --cflags worksteal) \
+        "$(pkg-config --variable=libdir worksteal)/libworksteal.a" -pthread -o "$tmp/consumer_static"
+    if readelf -d "$tmp/consumer_static" 2>/dev/null | grep -q 'libworksteal'; then
+        echo "FAIL: the static consumer still needs libworksteal.so"
+        exit 1
+    fi
+    "$tmp/consumer_static"
 else
     echo "pkg-config not installed: checking worksteal.pc by hand"
-    grep -q '^Libs: .*-lworksteal' "$libdir/pkgconfig/worksteal.pc"
+    grep -q '^Libs: .*-lworksteal .*-Wl,-rpath,' "$libdir/pkgconfig/worksteal.pc"
 fi
 
 # find_package(worksteal)
@@ -50,4 +60,22 @@ cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
     -DCMAKE_BUILD_RPATH="$libdir" >/dev/null
 cmake --build "$tmp/cmake/build" >/dev/null
 "$tmp/cmake/build/consumer"
+
+# The installed ws-bench finds its closing sections' programs (installed in libexec/worksteal).
+if [ -x "$tmp/prefix/bin/ws-bench" ]; then
+    (cd "$tmp" && "$tmp/prefix/bin/ws-bench" --quick --extras --workloads fib \
+        --schedulers serial,ws --workers 1,2 --csv "$tmp/bench.csv" > "$tmp/bench.out") || {
+        cat "$tmp/bench.out"
+        echo "FAIL: the installed ws-bench failed"
+        exit 1
+    }
+    for section in bench_loop bench_external; do
+        if ! grep -q "== .*: $section --quick" "$tmp/bench.out" ||
+            grep -q "skipped: $section" "$tmp/bench.out"; then
+            cat "$tmp/bench.out"
+            echo "FAIL: the installed ws-bench did not run $section"
+            exit 1
+        fi
+    done
+fi
 echo "install test passed"
