@@ -4,15 +4,17 @@
  * compiles as C11 and as C++. Every public name starts with ws_ or WS_.
  *
  * Errors. Functions that can fail at run time return 0 or a positive errno code (EINVAL,
- * ENOMEM, EAGAIN, ESHUTDOWN, EBUSY) and leave nothing half-made: if a submit fails, its function
- * never runs. A contract violation that would corrupt state (a NULL function, syncing a task twice
- * or out of order) prints one line on stderr naming the function, then aborts.
+ * ENOMEM, EAGAIN, ESHUTDOWN, EBUSY, ECANCELED, ETIMEDOUT) and leave nothing half-made: if a
+ * submit fails, its function never runs. A contract violation that would corrupt state (a NULL
+ * function, syncing a task twice or out of order) prints one line on stderr naming the function,
+ * then aborts.
  *
  * The long reference is in docs/api.md.
  */
 #ifndef WORKSTEAL_H
 #define WORKSTEAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -149,11 +151,48 @@ typedef struct ws_group {
 
 #define WS_HIGH_PRIORITY 1u /* runs before normal external work */
 
-WS_API void ws_group_init(ws_group *g, ws_pool *pool); /* pool NULL: the default pool */
-/* Any thread. 0, EINVAL (unknown flags), ENOMEM or ESHUTDOWN; on error fn never runs. */
+/* pool NULL: the default pool. Called by a group job (in its own function, or in fork-join code
+ * it runs on its own thread), the new group is nested in that job's group: cancelling the outer
+ * group cancels it too. A nested group must be finished with (waited for) before the job that
+ * made it returns. */
+WS_API void ws_group_init(ws_group *g, ws_pool *pool);
+/* As ws_group_init on parent's pool, nested in parent whatever the calling thread runs. */
+WS_API void ws_group_init_nested(ws_group *g, ws_group *parent);
+/* Any thread. 0, EINVAL (unknown flags), ENOMEM, ESHUTDOWN, or ECANCELED (g or a group it is
+ * nested in is cancelled); on error fn never runs. */
 WS_API WS_NODISCARD int ws_group_submit(ws_group *g, ws_fn fn, void *arg, unsigned flags);
+/* As ws_group_submit; if the job is cancelled before it starts, on_cancel(arg) runs instead of
+ * fn(arg) (to free arg; on_cancel may be NULL). */
+WS_API WS_NODISCARD int ws_group_submit_cancellable(ws_group *g, ws_fn fn, ws_fn on_cancel,
+                                                    void *arg, unsigned flags);
 /* Every job submitted to g so far has finished; helps when called on a worker. */
 WS_API void ws_group_wait(ws_group *g);
+/* ws_group_wait, then ws_group_status(g). */
+WS_API int ws_group_wait_status(ws_group *g);
+/* Never blocks, never helps. 0 if every job submitted to g so far has finished, else EBUSY. */
+WS_API int ws_group_try_wait(ws_group *g);
+/* As ws_group_wait for at most timeout_ns nanoseconds, without helping: 0 when every job has
+ * finished, ETIMEDOUT when the time is up first. On a worker the caller counts as blocked
+ * (ws_block_begin) while it sleeps. */
+WS_API int ws_group_timed_wait(ws_group *g, uint64_t timeout_ns);
+
+/* Errors and cancellation (docs/api.md). Any thread, while g is initialised. */
+/* Records err (> 0) as g's error if g has none yet (the first ws_group_fail to run wins), then
+ * cancels g. err <= 0 is a contract violation. */
+WS_API void ws_group_fail(ws_group *g, int err);
+/* Jobs of g (and of groups nested in it) that have not started yet never run; later submissions
+ * return ECANCELED. Running jobs finish (they may poll ws_group_cancelled). Idempotent. */
+WS_API void ws_group_cancel(ws_group *g);
+/* True if g or a group it is nested in is cancelled. Cheap (a load per nesting level). */
+WS_API bool ws_group_cancelled(const ws_group *g);
+/* g's first error; else ECANCELED if ws_group_cancelled(g); else 0. */
+WS_API int ws_group_status(const ws_group *g);
+/* Jobs of g that were cancelled before they started (since init or reset). */
+WS_API uint64_t ws_group_skipped(const ws_group *g);
+/* Makes a finished group new again (no error, not cancelled, nothing skipped), keeping its pool
+ * and nesting. 0, or EBUSY if jobs are pending (nothing changes). Not concurrently with other
+ * calls on g. */
+WS_API int ws_group_reset(ws_group *g);
 /* A detached job. Any thread. 0, EINVAL, ENOMEM or ESHUTDOWN; on error fn never runs. */
 WS_API WS_NODISCARD int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags);
 

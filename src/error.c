@@ -17,7 +17,9 @@
     X(ENOMEM, "out of memory")                                             \
     X(EAGAIN, "resource temporarily unavailable (cannot create a thread)") \
     X(ESHUTDOWN, "the pool is being destroyed")                            \
-    X(EBUSY, "the pool is already being profiled")
+    X(EBUSY, "busy (a pool being profiled, a group with jobs pending)")    \
+    X(ECANCELED, "the group is cancelled")                                 \
+    X(ETIMEDOUT, "the time limit passed first")
 
 const char *ws_strerror(int err)
 {

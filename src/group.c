@@ -9,6 +9,16 @@
  * sleeps on: the last job's completion changes the word and wakes the waiter, and touches the
  * group no more (the waiter may return and free it at once).
  *
+ * Errors and cancellation. A group records the first error a job reports (ws_group_fail: one
+ * compare-and-swap from 0, so the first call to run wins, whatever the submission order) and a
+ * cancelled flag. A group made while a group job runs on the thread (or with
+ * ws_group_init_nested) points to its parent, and is cancelled when any group up its chain is:
+ * the check walks the chain (a load per level), so cancelling never has to find the children, as
+ * in oneTBB's tree of task_group_contexts. The check is made when a job is about to start (a
+ * cancelled job is counted, its on_cancel runs, its record is freed and the group counted down
+ * as for a job that ran: nothing leaks and waits finish) and by jobs that poll
+ * ws_group_cancelled. Only group jobs are ever skipped: fork-join inside a job always completes.
+ *
  * Blocking tasks. Between ws_block_begin and ws_block_end a task sleeps in the kernel; its
  * worker is lost to the pool meanwhile. ws_block_begin wakes (or starts) a spare worker for
  * each blocked task, up to max_spares; a spare runs the ordinary worker loop and, between two
@@ -21,9 +31,15 @@
 
 typedef struct ws__group {
     ws_pool *pool;
+    struct ws__group *parent; /* cancelled with it; NULL at the top. Set at init */
     /* Unfinished jobs: incremented by submitters, decremented by completions; waiters futex on
      * it. */
     _Atomic uint32_t pending;
+    /* 1 once cancelled: written by ws_group_cancel (release), read at job starts and by
+     * pollers (acquire), cleared by ws_group_reset. */
+    _Atomic uint32_t cancelled;
+    _Atomic uint32_t error;   /* the first error: set once by ws_group_fail's CAS */
+    _Atomic uint64_t skipped; /* jobs cancelled before they started: counted by their runners */
 } ws__group;
 
 _Static_assert(sizeof(ws__group) <= sizeof(ws_group), "ws_group must hold a group");
@@ -55,6 +71,9 @@ static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
     return 0;
 }
 
+/* The current group of the calling thread: the group of the job it runs (ws__group_enter). */
+static _Thread_local ws__group *current_group WS_TLS_FAST;
+
 static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, unsigned kind, void *owner)
 {
     ws__task *t = ws__malloc(sizeof(ws__task));
@@ -66,6 +85,7 @@ static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, unsigned kind, voi
     ws_store_relaxed(&t->state, WS_TASK_PENDING | (uint32_t)kind << WS_TASK_KIND_SHIFT);
     t->flags = flags;
     t->owner = owner;
+    t->on_cancel = NULL;
     return t;
 }
 
@@ -84,25 +104,57 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
     return err;
 }
 
+static void group_init(ws__group *g, ws_pool *pool, ws__group *parent)
+{
+    g->pool = pool;
+    g->parent = parent;
+    /* relaxed: not shared yet. */
+    ws_store_relaxed(&g->pending, 0);
+    ws_store_relaxed(&g->cancelled, 0);
+    ws_store_relaxed(&g->error, 0);
+    ws_store_relaxed(&g->skipped, 0);
+}
+
 void ws_group_init(ws_group *group, ws_pool *pool)
 {
     if (group == NULL)
         ws__contract_violation("ws_group_init", "NULL group");
-    ws__group *g = (ws__group *)group;
-    g->pool = pool != NULL ? pool : ws_default_pool();
-    ws_store_relaxed(&g->pending, 0); /* relaxed: not shared yet */
+    group_init((ws__group *)group, pool != NULL ? pool : ws_default_pool(), current_group);
 }
 
-int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
+void ws_group_init_nested(ws_group *group, ws_group *parent)
+{
+    if (group == NULL || parent == NULL)
+        ws__contract_violation("ws_group_init_nested", "NULL group or parent");
+    ws__group *p = (ws__group *)parent;
+    group_init((ws__group *)group, p->pool, p);
+}
+
+static bool chain_cancelled(const ws__group *g)
+{
+    for (; g != NULL; g = g->parent) {
+        /* acquire: pairs with the release store in ws_group_cancel, so that a job that sees
+         * the cancellation also sees the error ws_group_fail recorded before it. */
+        if (ws_load_acquire(&g->cancelled) != 0)
+            return true;
+    }
+    return false;
+}
+
+int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void *arg,
+                                unsigned flags)
 {
     if (group == NULL || fn == NULL)
         ws__contract_violation("ws_group_submit", "NULL group or function");
     if (flags & ~WS_HIGH_PRIORITY)
         return EINVAL;
     ws__group *g = (ws__group *)group;
+    if (chain_cancelled(g))
+        return ECANCELED;
     ws__task *t = job_new(fn, arg, flags, WS_KIND_GROUP, g);
     if (t == NULL)
         return ENOMEM;
+    t->on_cancel = on_cancel;
     /* relaxed: the job's publication (a release push or link) orders this increment before
      * the job's completion can decrement it. */
     ws_fetch_add_relaxed(&g->pending, 1);
@@ -112,6 +164,35 @@ int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
         ws__free(t);
     }
     return err;
+}
+
+int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
+{
+    return ws_group_submit_cancellable(group, fn, NULL, arg, flags);
+}
+
+ws__group_scope ws__group_enter(ws__task *t, uint32_t kind)
+{
+    ws__group_scope scope = {current_group, true};
+    if (kind != WS_KIND_GROUP) {
+        current_group = NULL; /* a stolen fork-join child or a root: in no group */
+        return scope;
+    }
+    ws__group *g = t->owner;
+    current_group = g;
+    if (WS_UNLIKELY(chain_cancelled(g))) {
+        scope.run = false;
+        /* relaxed: published to waiters by the release decrement in ws__group_job_done. */
+        ws_fetch_add_relaxed(&g->skipped, 1);
+        if (t->on_cancel != NULL)
+            t->on_cancel(t->arg);
+    }
+    return scope;
+}
+
+void ws__group_leave(ws__group_scope scope)
+{
+    current_group = scope.outer;
 }
 
 void ws__group_job_done(ws__task *t)
@@ -199,6 +280,115 @@ void ws_group_wait(ws_group *group)
     ws_block_begin();
     wait_pending(g, NULL);
     ws_block_end();
+}
+
+int ws_group_wait_status(ws_group *group)
+{
+    ws_group_wait(group);
+    return ws_group_status(group);
+}
+
+int ws_group_try_wait(ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_try_wait", "NULL group");
+    /* acquire: as in wait_pending. */
+    return ws_load_acquire(&((ws__group *)group)->pending) == 0 ? 0 : EBUSY;
+}
+
+/* Sleeps on g's count until it is 0 (0) or the clock passes deadline (ETIMEDOUT). */
+static int sleep_until_done(ws__group *g, uint64_t deadline)
+{
+    for (;;) {
+        /* acquire: as in wait_pending. */
+        uint32_t n = ws_load_acquire(&g->pending);
+        if (n == 0)
+            return 0;
+        uint64_t now = ws__now_ns();
+        if (now >= deadline)
+            return ETIMEDOUT;
+        ws__futex_wait_ns(&g->pending, n, deadline - now);
+    }
+}
+
+int ws_group_timed_wait(ws_group *group, uint64_t timeout_ns)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_timed_wait", "NULL group");
+    ws__group *g = (ws__group *)group;
+    uint64_t now = ws__now_ns();
+    uint64_t deadline = timeout_ns > UINT64_MAX - now ? UINT64_MAX : now + timeout_ns;
+    if (ws_group_try_wait(group) == 0)
+        return 0;
+    /* It does not help, so on a worker it holds a CPU from its pool: a spare stands in. */
+    ws_block_begin();
+    int err = sleep_until_done(g, deadline);
+    ws_block_end();
+    return err;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Errors and cancellation                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+void ws_group_fail(ws_group *group, int err)
+{
+    if (group == NULL || err <= 0)
+        ws__contract_violation("ws_group_fail", "NULL group or an error code not above 0");
+    ws__group *g = (ws__group *)group;
+    uint32_t none = 0;
+    /* acq_rel: the first call wins; the release store of cancelled below publishes the code
+     * to whoever sees the cancellation. */
+    ws_cas_acq_rel(&g->error, &none, (uint32_t)err);
+    ws_group_cancel(group);
+}
+
+void ws_group_cancel(ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_cancel", "NULL group");
+    /* release: pairs with the acquire load in chain_cancelled. */
+    ws_store_release(&((ws__group *)group)->cancelled, 1);
+}
+
+bool ws_group_cancelled(const ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_cancelled", "NULL group");
+    return chain_cancelled((const ws__group *)group);
+}
+
+int ws_group_status(const ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_status", "NULL group");
+    const ws__group *g = (const ws__group *)group;
+    bool cancelled = chain_cancelled(g); /* first: its acquire makes the error visible */
+    /* acquire: pairs with ws_group_fail's CAS, for a failure without a cancellation seen. */
+    int err = (int)ws_load_acquire(&g->error);
+    return err != 0 ? err : cancelled ? ECANCELED : 0;
+}
+
+uint64_t ws_group_skipped(const ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_skipped", "NULL group");
+    /* relaxed: a count, exact once a wait has returned (its acquire orders it). */
+    return ws_load_relaxed(&((const ws__group *)group)->skipped);
+}
+
+int ws_group_reset(ws_group *group)
+{
+    if (group == NULL)
+        ws__contract_violation("ws_group_reset", "NULL group");
+    if (ws_group_try_wait(group) != 0)
+        return EBUSY;
+    ws__group *g = (ws__group *)group;
+    /* relaxed: no job is pending and the caller is the only one using g (documented). */
+    ws_store_relaxed(&g->cancelled, 0);
+    ws_store_relaxed(&g->error, 0);
+    ws_store_relaxed(&g->skipped, 0);
+    return 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */

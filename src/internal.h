@@ -83,9 +83,12 @@ enum {
 typedef struct ws__task {
     ws_fn fn;
     void *arg;
-    _Atomic uint32_t state;        /* see above; taker and completer write, waiter reads */
-    uint32_t flags;                /* submission flags (WS_HIGH_PRIORITY), spawn flags */
-    struct ws__task *prev_spawn;   /* spawning thread only: the ws_spawn stack */
+    _Atomic uint32_t state; /* see above; taker and completer write, waiter reads */
+    uint32_t flags;         /* submission flags (WS_HIGH_PRIORITY), spawn flags */
+    union {
+        struct ws__task *prev_spawn; /* spawning thread only: the ws_spawn stack */
+        ws_fn on_cancel;             /* group jobs: runs instead of fn if cancelled (group.c) */
+    };
     struct ws__task *_Atomic next; /* injector link: producers and the consumer (injector.c) */
     void *owner;                   /* the group (WS_KIND_GROUP) or pool (DETACHED) */
     uint64_t span_ns;              /* profile.c: span of the task's subtree */
@@ -360,6 +363,16 @@ void ws__pool_inject(ws_pool *pool, ws__task *t);
 
 /* A group job finished: frees its record and counts the group (and the pool) down. */
 void ws__group_job_done(ws__task *t);
+/* Any thread, about to run a taken task t of the given kind (WS_KIND_*): makes t's group (for a
+ * group job; none for other tasks) the calling thread's current group, which groups made while t
+ * runs are nested in. A group job of a cancelled group is skipped: counted, and its on_cancel
+ * called instead. The caller runs t only if .run, then passes the result to ws__group_leave. */
+typedef struct ws__group_scope {
+    struct ws__group *outer; /* the thread's current group before */
+    bool run;
+} ws__group_scope;
+ws__group_scope ws__group_enter(ws__task *t, uint32_t kind);
+void ws__group_leave(ws__group_scope scope);
 /* Spare w, between tasks: true if it must retire now (more spares awake than blocked tasks). */
 bool ws__spare_should_retire(ws__worker *w);
 

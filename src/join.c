@@ -101,10 +101,14 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
      * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. Only waited
      * tasks have joiners; jobs (detached, group) skip the locked instruction. The kind bits
      * were written before the task was published. */
-    if (w != NULL && (ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u) == WS_KIND_WAITED)
+    uint32_t kind = ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
+    if (w != NULL && kind == WS_KIND_WAITED)
         ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__task *saved = spawn_top;
-    run_child(w, t, what);
+    ws__group_scope scope = ws__group_enter(t, kind); /* cancelled group jobs are skipped */
+    if (scope.run)
+        run_child(w, t, what);
+    ws__group_leave(scope);
     if (WS_UNLIKELY(spawn_top != saved))
         ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
     complete(t);

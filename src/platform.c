@@ -142,6 +142,14 @@ void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
+void ws__futex_wait_ns(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns)
+{
+    /* FUTEX_WAIT takes a relative timeout, measured on CLOCK_MONOTONIC. */
+    struct timespec rel = {.tv_sec = (time_t)(timeout_ns / 1000000000u),
+                           .tv_nsec = (long)(timeout_ns % 1000000000u)};
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, &rel, NULL, 0);
+}
+
 int ws__futex_wake(_Atomic uint32_t *addr, int n)
 {
     long woken = syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n < 0 ? INT32_MAX : n,
@@ -180,6 +188,21 @@ void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected)
      * same lock after changing *addr. */
     if (ws_load_relaxed(addr) == expected)
         pthread_cond_wait(&b->cond, &b->lock);
+    pthread_mutex_unlock(&b->lock);
+}
+
+void ws__futex_wait_ns(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until); /* the condition variable's default clock */
+    uint64_t ns = (uint64_t)until.tv_nsec + timeout_ns % 1000000000u;
+    until.tv_sec += (time_t)(timeout_ns / 1000000000u + ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    struct bucket *b = bucket_of(addr);
+    pthread_mutex_lock(&b->lock);
+    /* relaxed: as in ws__futex_wait. */
+    if (ws_load_relaxed(addr) == expected)
+        pthread_cond_timedwait(&b->cond, &b->lock, &until);
     pthread_mutex_unlock(&b->lock);
 }
 

@@ -56,6 +56,8 @@ static inline void ws__cpu_relax(void)
 /* Any thread; may block. Sleeps while *addr == expected, until a wake on addr (spurious
  * returns are allowed, so callers re-check in a loop). */
 void ws__futex_wait(_Atomic uint32_t *addr, uint32_t expected);
+/* As ws__futex_wait, sleeping at most about timeout_ns nanoseconds. */
+void ws__futex_wait_ns(_Atomic uint32_t *addr, uint32_t expected, uint64_t timeout_ns);
 /* Any thread; never blocks for long. Wakes up to n waiters on addr (n < 0: all). Returns how
  * many were woken, or -1 if unknown (the condition-variable fallback). */
 int ws__futex_wake(_Atomic uint32_t *addr, int n);

@@ -1,0 +1,17 @@
+# Tests of group errors, cancellation and waits with a limit (label: group). Sizes shrink under
+# the sanitizers; 4 workers is more than the machine's cores. The timeouts only catch hangs.
+foreach(p 1 2 4)
+  foreach(mode errors before during inside nested forkjoin rounds timed destroy)
+    ws_add_test(test_group_cancel SOURCES test_group_cancel.c TIMEOUT 180 LABELS group
+                ARGS ${p} ${mode})
+  endforeach()
+endforeach()
+
+# The find-first example must stop early (its exit status says so), with 2 workers as its
+# documentation shows and with more workers than cores.
+if(WS_BUILD_EXAMPLES)
+  foreach(p 2 4)
+    add_test(NAME example_nqueens_first_${p} COMMAND example_nqueens_first 12 ${p})
+    set_tests_properties(example_nqueens_first_${p} PROPERTIES TIMEOUT 180 LABELS group)
+  endforeach()
+endif()
