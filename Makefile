@@ -58,10 +58,10 @@ test-asan:
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" $(CTEST) --test-dir build-asan $(CTEST_FLAGS)
 
 format:
-	clang-format -i include/*.h src/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c
+	clang-format -i include/*.h include/*.hpp src/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp
 
 format-check:
-	clang-format --dry-run --Werror include/*.h src/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c
+	clang-format --dry-run --Werror include/*.h include/*.hpp src/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp
 
 install: build
 	$(CMAKE) --install build

@@ -1,5 +1,5 @@
-# The public header compiles as C++ too: checked when a C++ compiler is installed (the library
-# itself needs only a C compiler).
+# The public header compiles as C++ too, and the C++17 interface (worksteal.hpp) works: checked
+# when a C++ compiler is installed (the library itself needs only a C compiler).
 include(CheckLanguage)
 check_language(CXX)
 if(CMAKE_CXX_COMPILER)
@@ -11,6 +11,28 @@ if(CMAKE_CXX_COMPILER)
   target_link_libraries(test_header_cxx PRIVATE worksteal_static)
   add_test(NAME test_header_cxx COMMAND test_header_cxx)
   set_tests_properties(test_header_cxx PROPERTIES TIMEOUT 60 LABELS api)
+
+  add_executable(test_cxx_api test_cxx_api.cpp)
+  set_target_properties(test_cxx_api PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+                                                CXX_EXTENSIONS OFF)
+  target_compile_options(test_cxx_api PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+                         $<$<BOOL:${WS_WERROR}>:-Werror>)
+  target_link_libraries(test_cxx_api PRIVATE worksteal_static)
+  foreach(p 1 2 4)
+    add_test(NAME test_cxx_api_${p} COMMAND test_cxx_api ${p})
+    set_tests_properties(test_cxx_api_${p} PROPERTIES TIMEOUT 180 LABELS "api;cxx")
+  endforeach()
+
+  # The same test built by clang++ against the same library, when clang++ is installed (plain
+  # builds only: a sanitizer runtime of one compiler does not mix with the other's).
+  if(WS_SANITIZE STREQUAL "")
+    add_test(NAME test_cxx_api_clang
+             COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cxx_other_compiler.sh clang++
+                     ${CMAKE_CURRENT_SOURCE_DIR}/test_cxx_api.cpp ${PROJECT_SOURCE_DIR}/include
+                     $<TARGET_FILE:worksteal_static> ${CMAKE_CURRENT_BINARY_DIR})
+    set_tests_properties(test_cxx_api_clang PROPERTIES TIMEOUT 300 LABELS "api;cxx"
+                                                       SKIP_RETURN_CODE 77)
+  endif()
 else()
-  message(STATUS "No C++ compiler: the C++ header check is not built")
+  message(STATUS "No C++ compiler: the C++ tests are not built")
 endif()

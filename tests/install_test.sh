@@ -11,6 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
 
 test -f "$tmp/prefix/include/worksteal.h"
+test -f "$tmp/prefix/include/worksteal.hpp"
 libdir=$(find "$tmp/prefix" -name worksteal.pc -path '*pkgconfig*' -exec dirname {} \; | xargs dirname)
 test -f "$libdir/libworksteal.a"
 test -f "$libdir/cmake/worksteal/worksteal-config.cmake"
@@ -47,19 +48,55 @@ else
     grep -q '^Libs: .*-lworksteal .*-Wl,-rpath,' "$libdir/pkgconfig/worksteal.pc"
 fi
 
+# The C++ header, when a C++ compiler is installed.
+cxx=
+for c in "${CXX:-}" c++ g++ clang++; do
+    if [ -n "$c" ] && command -v "$c" >/dev/null 2>&1; then
+        cxx=$c
+        break
+    fi
+done
+cat > "$tmp/consumer.cpp" <<'CXX'
+#include <worksteal.hpp>
+#include <cstdio>
+int main()
+{
+    auto [a, b] = ws::join([] { return 1; }, [] { return 2; });
+    std::printf("%d\n", a + b);
+    return a + b == 3 ? 0 : 1;
+}
+CXX
+if [ -n "$cxx" ] && command -v pkg-config >/dev/null 2>&1; then
+    "$cxx" -std=c++17 "$tmp/consumer.cpp" $(pkg-config --cflags --libs worksteal) \
+        -o "$tmp/consumer_cxx_pc"
+    env -u LD_LIBRARY_PATH "$tmp/consumer_cxx_pc"
+elif [ -z "$cxx" ]; then
+    echo "no C++ compiler: the C++ consumer is not built"
+fi
+
 # find_package(worksteal)
 mkdir "$tmp/cmake"
-cat > "$tmp/cmake/CMakeLists.txt" <<'CM'
+languages=C
+[ -n "$cxx" ] && languages="C CXX"
+cat > "$tmp/cmake/CMakeLists.txt" <<CM
 cmake_minimum_required(VERSION 3.20)
-project(consumer C)
+project(consumer $languages)
 find_package(worksteal REQUIRED)
 add_executable(consumer ../consumer.c)
 target_link_libraries(consumer worksteal::worksteal)
+if(CMAKE_CXX_COMPILER)
+  add_executable(consumer_cxx ../consumer.cpp)
+  set_target_properties(consumer_cxx PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON)
+  target_link_libraries(consumer_cxx worksteal::worksteal)
+endif()
 CM
 cmake -S "$tmp/cmake" -B "$tmp/cmake/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
-    -DCMAKE_BUILD_RPATH="$libdir" >/dev/null
+    -DCMAKE_BUILD_RPATH="$libdir" ${cxx:+-DCMAKE_CXX_COMPILER="$(command -v "$cxx")"} >/dev/null
 cmake --build "$tmp/cmake/build" >/dev/null
 "$tmp/cmake/build/consumer"
+if [ -n "$cxx" ]; then
+    "$tmp/cmake/build/consumer_cxx"
+fi
 
 # The installed ws-bench finds its closing sections' programs (installed in libexec/worksteal).
 if [ -x "$tmp/prefix/bin/ws-bench" ]; then
