@@ -235,6 +235,9 @@ typedef struct ws_profile {
     double elapsed_s;       /* wall-clock time of the run */
     uint64_t strands;       /* pieces of serial work measured */
     uint64_t steals;        /* steals during the run */
+    /* The profiler's own time per strand (its clock reads and accounting), measured when the
+     * process first profiles; strands not much longer than this are measured coarsely. */
+    double overhead_per_strand_s;
 } ws_profile;
 
 /* ws_pool_run with work/span measurement of the fork-join computation fn(arg) (ws_join,

@@ -120,14 +120,18 @@ typedef struct ws__prof_slot {
 bool ws__prof_active(void);
 void ws__prof_strand_end(void);
 void ws__prof_strand_begin(void);
-/* Runs fn(arg) in a fresh frame; its totals and start time go to slot. */
+/* Runs fn(arg) in a fresh frame; its totals go to slot. */
 void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot);
+/* Runs fn(arg), a task outside the measured DAG (an external or group job picked up during a
+ * wait), with no frame: its time is charged to no strand and its joins are not measured. */
+void ws__prof_run_unmeasured(ws_fn fn, void *arg);
 void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_stolen);
 void ws__prof_spawn_mark(ws__prof_slot *slot);
 void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen);
 /* Worker w is about to try a steal: note the time if the pool is being profiled. */
 static inline void ws__prof_note_steal(struct ws__worker *w);
-/* A stolen child's slot: the time the thief began the successful steal. */
+/* A stolen child's slot: the time the thief began the successful steal, and now, when it
+ * starts the child. */
 void ws__prof_mark_stolen(struct ws__worker *w, ws__prof_slot *slot);
 
 /* ---- statistics (stats.c) ---------------------------------------------------------------- */

@@ -88,6 +88,10 @@ static void run_child(ws__worker *w, ws__task *t, const char *what)
         if (w != NULL && (strcmp(what, "stolen") == 0 || strcmp(what, "leapfrog") == 0))
             ws__prof_mark_stolen(w, t->owner);
         ws__prof_run_child(t->fn, t->arg, t->owner);
+    } else if (WS_UNLIKELY(w != NULL && ws_load_relaxed(&w->profiling) != 0)) {
+        /* relaxed: see ws__worker_update_depth_limit. A task outside the measured DAG (an
+         * external or group job run during a wait) runs without a frame. */
+        ws__prof_run_unmeasured(t->fn, t->arg);
     } else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL)) {
         run_traced(w, what, t->fn, t->arg);
     } else {

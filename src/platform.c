@@ -8,11 +8,16 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #ifdef __linux__
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -126,6 +131,74 @@ uint64_t ws__thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ws__thread_switches(void)
+{
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+#endif
+    return WS_SWITCHES_UNKNOWN;
+}
+
+int ws__ticks_use_tsc;
+static double ns_per_tick = 1.0;
+static pthread_once_t ticks_once = PTHREAD_ONCE_INIT;
+
+/* CPUID 0x80000007, EDX bit 8: the TSC runs at a constant rate in every P-, C- and T-state (what
+ * Linux shows as constant_tsc and nonstop_tsc). */
+static bool tsc_is_invariant(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return false;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8 & 1u) != 0;
+#else
+    return false;
+#endif
+}
+
+/* The monotonic clock and the counter read together: the counter is read on both sides of the
+ * clock and the midpoint taken, retrying when something (an interrupt) came between. */
+static void read_clock_pair(uint64_t *ns, uint64_t *ticks)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 16; i++) {
+        uint64_t a = ws__ticks();
+        uint64_t t = ws__now_ns();
+        uint64_t b = ws__ticks();
+        if (b - a < best) {
+            best = b - a;
+            *ns = t;
+            *ticks = a + (b - a) / 2;
+        }
+    }
+}
+
+static void calibrate_ticks(void)
+{
+    if (!tsc_is_invariant())
+        return; /* the monotonic clock: one tick is one ns */
+    ws__ticks_use_tsc = 1;
+    uint64_t ns0, t0, ns1, t1;
+    read_clock_pair(&ns0, &t0);
+    struct timespec pause = {0, 2000000};
+    nanosleep(&pause, NULL);
+    read_clock_pair(&ns1, &t1);
+    if (t1 > t0 && ns1 > ns0)
+        ns_per_tick = (double)(ns1 - ns0) / (double)(t1 - t0);
+    else
+        ws__ticks_use_tsc = 0; /* a counter that does not advance is no clock */
+}
+
+double ws__ticks_ns_per_tick(void)
+{
+    pthread_once(&ticks_once, calibrate_ticks);
+    return ns_per_tick;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -17,20 +17,30 @@
  * the thief fills it before completing the task, and the completion's release publishes it.
  * Time spent waiting for a stolen child, looking for work or parked belongs to no strand.
  *
- * Strands are timed with the thread's CPU-time clock, so time a thread spends preempted by
- * other programs is not counted as work: profiles are stable on a loaded machine, where the
- * wall clock let a single preempted strand add a whole time slice (milliseconds) to the span.
- * The price is a system call per clock read (about 0.4 us here; the monotonic clock costs 20 ns
- * through the vDSO). A strand is charged about one read, so for very fine-grained code (a few
- * ns per strand, like fib without a cutoff) the work is overestimated and profiling is slow,
- * while the shape, and so the parallelism, stays right. Steal costs, which are latencies, are
- * timed with the monotonic clock.
+ * How a strand is timed. A strand's time is the CPU time its thread spent on it, measured
+ * without a system call per read (docs/profiling.md has the measurements behind each choice):
+ *  - The clock is the tick counter of platform.h (the invariant TSC, 10-20 ns a read, else the
+ *    monotonic clock through the vDSO), not the thread CPU-time clock, a system call of about
+ *    0.7 us here: one such read inside every strand made fine-grained spans 5-20x too long.
+ *  - What an empty strand measures (the tail of one read and the head of the next) is
+ *    calibrated once per process and taken off every strand.
+ *  - The counter is a wall clock, so a strand during which the thread lost its CPU (to another
+ *    program) would be charged the time slice of that program. Every strand or gap between
+ *    strands longer than LONG_INTERVAL_NS reads the thread's CPU-time clock too, and a long
+ *    strand loses the time the thread was off its CPU since the previous such reading (every
+ *    interval in between was short, so could not hide a preemption). Short intervals are not
+ *    checked: a preemption lasts longer than they do.
+ * The remaining error is what the machine charges to the thread itself: interrupts, and on a
+ * virtual machine the cost of each preemption (tens of us here), which no clock of the thread
+ * can tell from its own work. Time waiting for a stolen child, looking for work or parked is in
+ * no strand, and neither is an unrelated task that a waiting worker runs (an external or group
+ * job: run outside any frame). Steal costs, which are latencies, are timed with the monotonic
+ * clock and kept apart, in the burdened span only.
  *
  * This is the measurement of Cilkview and Cilkscale (He, Leiserson and Leiserson, "The Cilkview
  * scalability analyzer", SPAA 2010), done by the runtime instead of compiler instrumentation,
  * with timers instead of instruction counts. The figures are those of the DAG, independent of
- * how the run was scheduled, up to timer noise and the instrumentation's own cost (two clock
- * reads per event, charged to no strand).
+ * how the run was scheduled, up to timer noise.
  *
  * Cost when not profiling: none on the fork-join fast path. Profiling sets every worker's
  * depth_limit to 0, which sends every join to join.c's general path, where the instrumentation
@@ -39,19 +49,80 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct ws__frame {
     uint64_t work, span, bspan;
-    uint64_t strand_start; /* ws__thread_cpu_ns() at the start of the current strand */
+    uint64_t strand_start; /* ws__ticks() at the start of the current strand */
 } ws__frame;
 
 /* The frame of the function instance running on this thread, NULL when not profiling. */
 static _Thread_local ws__frame *cur_frame WS_TLS_FAST;
 
+/* The strand clock, calibrated once per process (see calibrate). */
+typedef struct strand_clock {
+    double ns_per_tick;
+    uint64_t residual;   /* ticks an empty strand measures: taken off every strand */
+    uint64_t long_ticks; /* a strand or gap longer than this is checked for time off the CPU */
+    double overhead_ns;  /* the instrumentation's own time per strand */
+} strand_clock;
+static strand_clock clk = {1.0, 0, UINT64_MAX, 0};
+static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
+
+/* Per thread: the latest strand boundary, and the latest point where the tick counter, the
+ * thread's CPU-time clock and its count of context switches were read together (time off the
+ * CPU is counted from there). */
+typedef struct thread_clock {
+    uint64_t last;
+    uint64_t sync_ticks, sync_cpu_ns, sync_switches;
+} thread_clock;
+static _Thread_local thread_clock tclk WS_TLS_FAST;
+
+/* Intervals longer than this are checked against the CPU-time clock: a preemption by another
+ * program lasts far longer (a time slice), and the check's system call is then a small part of
+ * what it checks. */
+enum { LONG_INTERVAL_NS = 5000 };
+
 static inline uint64_t max_u64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
+}
+
+/* Reads the CPU-time clock and the switch count, and notes them with the tick counter; returns
+ * the counter after. */
+static uint64_t resync(void)
+{
+    uint64_t a = ws__ticks();
+    uint64_t cpu = ws__thread_cpu_ns();
+    tclk.sync_switches = ws__thread_switches();
+    uint64_t b = ws__ticks();
+    tclk.sync_ticks = a + (b - a) / 2;
+    tclk.sync_cpu_ns = cpu;
+    return b;
+}
+
+/* The ticks of the strand [start, now] on this thread, less the time the thread spent off its
+ * CPU meanwhile, when the strand was long enough to have been preempted. Whether the thread was
+ * switched out is told by its context-switch count; only then is the CPU-time clock used, since
+ * on a virtual machine it also jumps by tens of us without any switch (docs/profiling.md). The
+ * off-CPU time is measured since the last synchronisation point; every interval between that
+ * point and the strand's start was shorter than long_ticks, else it would have synchronised. */
+static uint64_t strand_ticks(uint64_t start, uint64_t now)
+{
+    uint64_t d = now > start ? now - start : 0; /* 0 if the counters of two CPUs disagree */
+    tclk.last = now;
+    if (d <= clk.long_ticks)
+        return d;
+    uint64_t from_ticks = tclk.sync_ticks, from_cpu = tclk.sync_cpu_ns;
+    uint64_t from_switches = tclk.sync_switches;
+    tclk.last = resync();
+    if (tclk.sync_switches == from_switches && from_switches != WS_SWITCHES_UNKNOWN)
+        return d;
+    double wall_ns = (double)(tclk.sync_ticks - from_ticks) * clk.ns_per_tick;
+    double off_ns = wall_ns - (double)(tclk.sync_cpu_ns - from_cpu);
+    uint64_t off = off_ns > 0 ? (uint64_t)(off_ns / clk.ns_per_tick) : 0;
+    return off < d ? d - off : 0;
 }
 
 bool ws__prof_active(void)
@@ -59,15 +130,33 @@ bool ws__prof_active(void)
     return cur_frame != NULL;
 }
 
+static void close_strand(ws__frame *f)
+{
+    uint64_t d = strand_ticks(f->strand_start, ws__ticks());
+    d = d > clk.residual ? d - clk.residual : 0;
+    uint64_t ns = (uint64_t)((double)d * clk.ns_per_tick);
+    f->work += ns;
+    f->span += ns;
+    f->bspan += ns;
+}
+
+static void open_strand(ws__frame *f)
+{
+    uint64_t now = ws__ticks();
+    /* After a long gap (a wait, a steal, a preemption between strands), synchronise, so that
+     * the gap's time off the CPU is not taken off the next long strand. */
+    if (now - tclk.last > clk.long_ticks)
+        now = resync();
+    tclk.last = now;
+    f->strand_start = now;
+}
+
 void ws__prof_strand_end(void)
 {
     ws__frame *f = cur_frame;
     if (f == NULL)
         return;
-    uint64_t d = ws__thread_cpu_ns() - f->strand_start;
-    f->work += d;
-    f->span += d;
-    f->bspan += d;
+    close_strand(f);
     ws__worker *w = ws__tls_worker;
     if (w != NULL)
         ws__count(w, strands, 1);
@@ -75,22 +164,61 @@ void ws__prof_strand_end(void)
 
 void ws__prof_strand_begin(void)
 {
-    if (cur_frame != NULL)
-        cur_frame->strand_start = ws__thread_cpu_ns();
+    ws__frame *f = cur_frame;
+    if (f != NULL)
+        open_strand(f);
 }
 
 void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot)
 {
     ws__frame *parent = cur_frame;
-    slot->start_ns = ws__now_ns();
-    ws__frame f = {0, 0, 0, ws__thread_cpu_ns()};
+    ws__frame f = {0, 0, 0, 0};
     cur_frame = &f;
+    ws__prof_strand_begin();
     fn(arg);
     ws__prof_strand_end();
     cur_frame = parent;
     slot->work = f.work;
     slot->span = f.span;
     slot->bspan = f.bspan;
+}
+
+void ws__prof_run_unmeasured(ws_fn fn, void *arg)
+{
+    ws__frame *frame = cur_frame;
+    cur_frame = NULL;
+    fn(arg);
+    cur_frame = frame;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Measures what an empty strand measures (the median of many: the residual taken off every
+ * strand) and what a strand costs in all, with the functions that open and close strands (the
+ * calling thread's own frame, if it has one, is left alone, and nothing is counted). */
+static void calibrate(void)
+{
+    enum { SAMPLES = 2001 };
+    static uint64_t inside[SAMPLES], cycle[SAMPLES];
+    clk.ns_per_tick = ws__ticks_ns_per_tick();
+    clk.long_ticks = (uint64_t)(LONG_INTERVAL_NS / clk.ns_per_tick);
+    ws__frame f = {0, 0, 0, 0};
+    for (int i = 0; i < SAMPLES; i++) {
+        uint64_t t = ws__ticks();
+        open_strand(&f);
+        uint64_t before = f.work;
+        close_strand(&f);
+        inside[i] = f.work - before; /* ns, since the residual is still 0 */
+        cycle[i] = ws__ticks() - t;
+    }
+    qsort(inside, SAMPLES, sizeof inside[0], compare_u64);
+    qsort(cycle, SAMPLES, sizeof cycle[0], compare_u64);
+    clk.residual = (uint64_t)((double)inside[SAMPLES / 2] / clk.ns_per_tick);
+    clk.overhead_ns = (double)cycle[SAMPLES / 2] * clk.ns_per_tick;
 }
 
 static uint64_t elapsed(uint64_t from, uint64_t to)
@@ -114,6 +242,7 @@ static uint64_t steal_cost(const ws__prof_slot *slot, bool stolen)
 void ws__prof_mark_stolen(ws__worker *w, ws__prof_slot *slot)
 {
     slot->steal_ns = w->steal_begin_ns;
+    slot->start_ns = ws__now_ns();
 }
 
 void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_stolen)
@@ -198,6 +327,7 @@ int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out)
     if (!ws_cas_acq_rel(&pool->profiling, &idle, 1u))
         return EBUSY;
     ws_stats before, after;
+    pthread_once(&clk_once, calibrate);
     ws_pool_stats(pool, &before);
     uint64_t strands_before = total_strands(pool);
     set_slow_mode(pool, true);
@@ -218,6 +348,7 @@ int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out)
     out->elapsed_s = (double)(t1 - t0) * 1e-9;
     out->steals = after.steals - before.steals;
     out->strands = total_strands(pool) - strands_before;
+    out->overhead_per_strand_s = clk.overhead_ns * 1e-9;
     return 0;
 }
 
