@@ -11,6 +11,18 @@
 #include <string.h>
 #include <time.h>
 
+/* 1 when built with ThreadSanitizer (gcc or clang), else 0: timing checks loosen under it. */
+#if defined(__SANITIZE_THREAD__)
+#define WS_TEST_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WS_TEST_TSAN 1
+#endif
+#endif
+#ifndef WS_TEST_TSAN
+#define WS_TEST_TSAN 0
+#endif
+
 #define WS_TEST_FAIL(...)                                     \
     do {                                                      \
         fflush(stdout);                                       \

@@ -28,15 +28,7 @@
 
 #include <stdatomic.h>
 
-#if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
-#endif
-#endif
-
-#if defined(UNDER_TSAN)
+#if WS_TEST_TSAN
 #define DEFAULT_DEPTH 8000
 #else
 #define DEFAULT_DEPTH 100000
