@@ -1,0 +1,144 @@
+/* profile_shapes.h: fork-join computations whose work and span are known, for the profiler's
+ * test (tests/test_profile.c) and its benchmark (bench/profile_shapes.c). Header-only (static
+ * functions), so that each program stays one file.
+ *
+ * Strands that do work busy-wait until their thread has used a set amount of CPU time, so that a
+ * strand's work does not depend on how often the machine preempts it.
+ */
+#ifndef WS_PROFILE_SHAPES_H
+#define WS_PROFILE_SHAPES_H
+
+#include "worksteal.h"
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t shape_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Works until the thread has used ns of CPU time. */
+static inline void shape_work_for(uint64_t ns)
+{
+    uint64_t end = shape_cpu_ns() + ns;
+    while (shape_cpu_ns() < end) {
+    }
+}
+
+static inline void shape_nothing(void *arg)
+{
+    (void)arg;
+}
+
+/* A serial chain: each level works strand_ns, then joins the next level with an empty sibling.
+ * Span = work (up to the empty siblings), parallelism 1. */
+typedef struct shape_chain_arg {
+    int n;
+    uint64_t strand_ns;
+} shape_chain_arg;
+
+static inline void shape_chain(void *p)
+{
+    const shape_chain_arg *c = p;
+    if (c->strand_ns > 0)
+        shape_work_for(c->strand_ns);
+    if (c->n == 0)
+        return;
+    shape_chain_arg next = {c->n - 1, c->strand_ns};
+    ws_join(shape_chain, &next, shape_nothing, NULL);
+}
+
+/* A balanced binary tree of the given depth: each inner node works node_ns, then forks its two
+ * subtrees (by ws_join, or by two ws_spawn and their ws_sync); each leaf works leaf_ns.
+ * T1 = (2^d - 1) node + 2^d leaf, T-infinity = d node + leaf (plus the join strands). */
+typedef struct shape_tree_arg {
+    int depth;
+    uint64_t node_ns, leaf_ns;
+} shape_tree_arg;
+
+static inline void shape_tree_join(void *p)
+{
+    const shape_tree_arg *t = p;
+    shape_work_for(t->depth == 0 ? t->leaf_ns : t->node_ns);
+    if (t->depth == 0)
+        return;
+    shape_tree_arg c = {t->depth - 1, t->node_ns, t->leaf_ns};
+    ws_join(shape_tree_join, &c, shape_tree_join, &c);
+}
+
+static inline void shape_tree_spawn(void *p)
+{
+    const shape_tree_arg *t = p;
+    shape_work_for(t->depth == 0 ? t->leaf_ns : t->node_ns);
+    if (t->depth == 0)
+        return;
+    shape_tree_arg c = {t->depth - 1, t->node_ns, t->leaf_ns};
+    ws_task left, right;
+    ws_spawn(&left, shape_tree_spawn, &c);
+    ws_spawn(&right, shape_tree_spawn, &c);
+    ws_sync(&right);
+    ws_sync(&left);
+}
+
+/* A fan: one frame spawns SHAPE_FAN children working 1, 2, ..., SHAPE_FAN times
+ * SHAPE_FAN_STEP_NS and syncs them. T-infinity = the longest child, SHAPE_FAN steps;
+ * T1 = SHAPE_FAN (SHAPE_FAN + 1) / 2 steps; parallelism (SHAPE_FAN + 1) / 2. */
+enum { SHAPE_FAN = 8 };
+#define SHAPE_FAN_STEP_NS 50000u
+
+static inline void shape_fan_child(void *p)
+{
+    shape_work_for(*(const uint64_t *)p);
+}
+
+static inline void shape_fan(void *p)
+{
+    (void)p;
+    ws_task t[SHAPE_FAN];
+    uint64_t ns[SHAPE_FAN];
+    for (int i = 0; i < SHAPE_FAN; i++) {
+        ns[i] = (uint64_t)(i + 1) * SHAPE_FAN_STEP_NS;
+        ws_spawn(&t[i], shape_fan_child, &ns[i]);
+    }
+    for (int i = SHAPE_FAN - 1; i >= 0; i--)
+        ws_sync(&t[i]);
+}
+
+/* fib(n) with a join per call and no cutoff. It makes I = fib(n+1) - 1 inner calls (a join, two
+ * strands each) and L = fib(n+1) leaves (one strand). If an inner call's strands cost c_i and a
+ * leaf's c_l <= c_i, T1 = I c_i + L c_l and the longest path, fib(n), fib(n-1), ..., fib(2),
+ * fib(1), is (n-1) c_i + c_l: the parallelism lies between I / (n-1) and (I + L) / n. */
+typedef struct shape_fib_arg {
+    int n;
+    long r;
+} shape_fib_arg;
+
+static inline void shape_fib(void *p)
+{
+    shape_fib_arg *a = p;
+    if (a->n < 2) {
+        a->r = a->n;
+        return;
+    }
+    shape_fib_arg x = {a->n - 1, 0}, y = {a->n - 2, 0};
+    ws_join(shape_fib, &x, shape_fib, &y);
+    a->r = x.r + y.r;
+}
+
+/* The range of fib(n)'s parallelism above. */
+static inline void shape_fib_parallelism(int n, double *low, double *high)
+{
+    double a = 0, b = 1; /* fib(0), fib(1) */
+    for (int i = 0; i < n; i++) {
+        double c = a + b;
+        a = b;
+        b = c;
+    } /* b = fib(n + 1) */
+    *low = n > 1 ? (b - 1) / (n - 1) : 1;
+    *high = n > 1 ? (2 * b - 1) / n : 1;
+}
+
+#endif /* WS_PROFILE_SHAPES_H */
