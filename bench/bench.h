@@ -55,6 +55,9 @@ typedef struct wb_workload {
     /* Verifies the last run; writes the answer (or what went wrong) into buf. */
     bool (*check)(void *state, char *buf, size_t len);
     void (*destroy)(void *state);
+    /* The parallelism T1/Tinf the computation of this size has, as a range, where it is known
+     * analytically (--profile prints it beside the measured one); NULL if it is not. */
+    void (*expected_parallelism)(long size, double *low, double *high);
 } wb_workload;
 
 /* The workloads, in the order the demo shows them. */

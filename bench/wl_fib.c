@@ -3,6 +3,7 @@
  * Almost no work per task, so the time is the scheduler's cost per spawn and join: fib(n) makes
  * fib(n+1)-1 joins. Every version forks fib(n-2) and computes fib(n-1) itself.
  */
+#include "../tests/profile_shapes.h"
 #include "bench.h"
 
 #include <stdio.h>
@@ -160,6 +161,12 @@ static void destroy(void *p)
     free(p);
 }
 
+/* The range of profile_shapes.h, which explains it: like phi^n / n. */
+static void expected_parallelism(long size, double *low, double *high)
+{
+    shape_fib_parallelism((int)size, low, high);
+}
+
 const wb_workload wb_fib = {
     .name = "fib",
     .title = "fib(n), a join at every level: the cost of one spawn and join",
@@ -171,4 +178,5 @@ const wb_workload wb_fib = {
     .run = run,
     .check = check,
     .destroy = destroy,
+    .expected_parallelism = expected_parallelism,
 };

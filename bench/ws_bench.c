@@ -376,7 +376,8 @@ static bool measure_all(const options *o, int w, void *state)
 }
 
 /* One run under ws_pool_profile on the largest worker count; prints its W line:
- *   W  workload  workers  work  span  parallelism  burdened_span  strands  steals  elapsed  status
+ *   W  workload  workers  work  span  parallelism  burdened_span  strands  steals  elapsed
+ *      overhead_per_strand  status
  * A workload that is no fork-join computation (the batch) leaves no strands: status n/a. */
 static bool profile_run(const options *o, int w, void *state)
 {
@@ -400,10 +401,10 @@ static bool profile_run(const options *o, int w, void *state)
         status = "error";
     else if (prof.strands == 0 && strcmp(status, "ok") == 0)
         status = "n/a";
-    printf("W\t%s\t%u\t%.9g\t%.9g\t%.9g\t%.9g\t%llu\t%llu\t%.9g\t%s\n", wl->name, workers,
+    printf("W\t%s\t%u\t%.9g\t%.9g\t%.9g\t%.9g\t%llu\t%llu\t%.9g\t%.9g\t%s\n", wl->name, workers,
            prof.work_s, prof.span_s, prof.parallelism, prof.burdened_span_s,
            (unsigned long long)prof.strands, (unsigned long long)prof.steals, prof.elapsed_s,
-           status);
+           prof.overhead_per_strand_s, status);
     fflush(stdout);
     return strcmp(status, "ok") == 0 || strcmp(status, "n/a") == 0;
 }
@@ -519,7 +520,7 @@ static void parse_child_line(char *line, int expect_sched)
             snprintf(descriptions[w], sizeof(descriptions[w]), "%s", f[2]);
         return;
     }
-    if (n == 11 && strcmp(f[0], "W") == 0) {
+    if (n == 12 && strcmp(f[0], "W") == 0) {
         int w = find_workload(f[1], strlen(f[1]));
         if (w < 0)
             return;
@@ -533,7 +534,8 @@ static void parse_child_line(char *line, int expect_sched)
         pr->p.strands = strtoull(f[7], NULL, 10);
         pr->p.steals = strtoull(f[8], NULL, 10);
         pr->p.elapsed_s = strtod(f[9], NULL);
-        snprintf(pr->status, sizeof(pr->status), "%s", f[10]);
+        pr->p.overhead_per_strand_s = strtod(f[10], NULL);
+        snprintf(pr->status, sizeof(pr->status), "%s", f[11]);
         return;
     }
     if (n != 16 || strcmp(f[0], "R") != 0)
@@ -815,6 +817,15 @@ static void print_profile(const options *o, int w)
            pr->workers, (unsigned long long)pr->p.strands, fmt_time(pr->p.work_s, t1, sizeof(t1)),
            fmt_time(pr->p.span_s, tinf, sizeof(tinf)), pr->p.parallelism,
            fmt_time(pr->p.burdened_span_s, tb, sizeof(tb)));
+    double strand_ns = pr->p.strands > 0 ? pr->p.work_s * 1e9 / (double)pr->p.strands : 0;
+    printf("  profiler overhead %.0f ns per strand (the mean strand is %.0f ns)",
+           pr->p.overhead_per_strand_s * 1e9, strand_ns);
+    if (workloads[w]->expected_parallelism != NULL) {
+        double low, high;
+        workloads[w]->expected_parallelism(workload_size(o, w), &low, &high);
+        printf("; expected parallelism (analytic) %.0f..%.0f", low, high);
+    }
+    printf("\n");
     printf("  predicted speedup bound min(P, T1/Tinf) (burdened estimate):");
     for (int i = 0; i < o->nworkers; i++)
         printf(" P=%u: %.2f (%.2f)", o->workers[i], ws_profile_speedup_bound(&pr->p, o->workers[i]),
