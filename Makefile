@@ -58,10 +58,10 @@ test-asan:
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" $(CTEST) --test-dir build-asan $(CTEST_FLAGS)
 
 format:
-	clang-format -i include/*.h include/*.hpp src/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp
+	clang-format -i include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp examples/mpi/*.[ch]
 
 format-check:
-	clang-format --dry-run --Werror include/*.h include/*.hpp src/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp
+	clang-format --dry-run --Werror include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp examples/mpi/*.[ch]
 
 install: build
 	$(CMAKE) --install build

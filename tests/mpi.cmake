@@ -1,14 +1,18 @@
 # worksteal_mpi under mpirun (label: mpi), one worker per rank, with more ranks than cores.
-# Registered only when MPI was found (the top level then built src/mpi and examples/mpi), and
-# only in the plain build: under ThreadSanitizer and AddressSanitizer Open MPI's own code
-# (its shared-memory transport and progress engine, built without instrumentation) reports
-# races and leaks that are not ours, so those builds skip these tests (docs/distributed.md).
+# Registered only when MPI was found (the top level then built src/mpi and examples/mpi).
+#
+# Sanitizer builds: Open MPI's own libraries are not instrumented and report on their own.
+# Under ThreadSanitizer they show a lock-order inversion in mca_btl_tcp_add_procs and unlocks
+# "by a wrong thread" in mca_pml_ob1, so the ThreadSanitizer build runs none of these tests.
+# Under AddressSanitizer they leak at exit (in plugins that are unloaded before the report, so
+# no suppression can name them): that build runs the test_mpi_run cases with leak detection
+# off, keeping the address and undefined-behaviour checks on our code. The plain build runs all.
 if(NOT TARGET worksteal_mpi_static)
   message(STATUS "MPI not found: the MPI tests are skipped")
   return()
 endif()
-if(NOT WS_SANITIZE STREQUAL "")
-  message(STATUS "MPI tests are skipped under WS_SANITIZE=${WS_SANITIZE} (noise from Open MPI)")
+if(WS_SANITIZE STREQUAL "thread")
+  message(STATUS "MPI tests are skipped under ThreadSanitizer (reports from inside Open MPI)")
   return()
 endif()
 
@@ -37,6 +41,14 @@ ws_add_mpi_test(mpi_run_np4 4 test_mpi_run 10)
 # requests overtake each other.
 ws_add_mpi_test(mpi_run_np4_delayed 4 test_mpi_run 3)
 set_tests_properties(mpi_run_np4_delayed PROPERTIES ENVIRONMENT WS_MPI_DELAY_US=2000)
+if(WS_SANITIZE STREQUAL "address")
+  foreach(t mpi_run_np2 mpi_run_np4)
+    set_tests_properties(${t} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
+  endforeach()
+  set_tests_properties(mpi_run_np4_delayed PROPERTIES ENVIRONMENT
+    "WS_MPI_DELAY_US=2000;ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
+  return()
+endif()
 
 # The SHA-1 of the UTS trees against FIPS 180-4's examples, and the small trees' counts.
 add_executable(test_uts_sha1 test_uts_sha1.c)
