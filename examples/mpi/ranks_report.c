@@ -80,16 +80,16 @@ double ex_report_ranks(const ws_mpi_stats *mine, const char *records_name, bool 
     double longest = 0;
     if (me == 0) {
         if (print)
-            printf("%5s %12s %9s %9s %9s %9s %9s %11s %8s\n", "rank", records_name, "requests",
-                   "stolen", "failed", "served", "refused", "steal rtt", "time");
+            printf("%5s %12s %9s %9s %9s %9s %9s %9s %11s %8s\n", "rank", records_name, "requests",
+                   "stolen", "failed", "received", "served", "refused", "steal rtt", "time");
         for (int r = 0; r < ranks; r++) {
             const ws_mpi_stats *s = &all[r];
             double answered = (double)(s->steals_ok + s->steals_failed);
             if (print)
-                printf("%5d %12llu %9llu %9llu %9llu %9llu %9llu %9.1fus %7.3fs\n", r, s->records,
-                       s->steal_requests, s->steals_ok, s->steals_failed, s->requests_served,
-                       s->requests_refused, answered > 0 ? 1e6 * s->steal_wait_s / answered : 0.0,
-                       s->elapsed_s);
+                printf("%5d %12llu %9llu %9llu %9llu %9llu %9llu %9llu %9.1fus %7.3fs\n", r,
+                       s->records, s->steal_requests, s->steals_ok, s->steals_failed,
+                       s->records_received, s->requests_served, s->requests_refused,
+                       answered > 0 ? 1e6 * s->steal_wait_s / answered : 0.0, s->elapsed_s);
             if (s->elapsed_s > longest)
                 longest = s->elapsed_s;
         }
