@@ -97,9 +97,10 @@ typedef struct ws_mpi_stats {
  * the default pool). When it returns, every record reachable from all ranks' initial records has
  * been processed exactly once, and *result (acc_size bytes) holds, on every rank, the combination
  * of all accumulators in rank order. stats (may be NULL) receives this rank's counters.
- * Returns 0, EINVAL (a bad argument or size mismatch on any rank, MPI below
- * MPI_THREAD_FUNNELED or not the main thread under it, or a call from a worker), or ENOMEM (on
- * any rank, before any record ran). The same code on every rank; on error nothing ran. */
+ * Returns 0, EINVAL (a bad argument or a size mismatch on any rank), or ENOMEM (on any rank,
+ * before any record ran): the same code on every rank, and on error nothing ran. It returns
+ * EINVAL at once, without communicating, when MPI is below MPI_THREAD_FUNNELED, when the caller
+ * is not the main thread under MPI_THREAD_FUNNELED, or when it is a worksteal worker. */
 WS_MPI_API WS_NODISCARD int ws_mpi_run(MPI_Comm comm, ws_pool *pool, const ws_mpi_work *work,
                                        const ws_mpi_config *config, void *result,
                                        ws_mpi_stats *stats);

@@ -13,8 +13,8 @@
  *             work (no clock is involved: a rank that never gets work makes it time out). With
  *             a chunk of 1, a waiting driver holds no record back: all but the ones running stay
  *             shared, so a thief always finds some while a rank still waits;
- *   errors    bad arguments and size mismatches fail with EINVAL on every rank, and a run
- *             after them works.
+ *   errors    bad arguments and size mismatches fail with EINVAL on every rank, a call from
+ *             a worker fails at once, and a run after them works.
  */
 #include "test.h"
 
@@ -262,6 +262,14 @@ static void case_spread(ws_pool *pool)
 
 /* ---- errors ---- */
 
+static void run_from_worker(void *arg)
+{
+    int *err = arg;
+    tally got;
+    ws_mpi_work w = work_of(leaf, NULL, NULL, 0);
+    *err = ws_mpi_run(MPI_COMM_WORLD, NULL, &w, NULL, &got, NULL);
+}
+
 static void case_errors(ws_pool *pool)
 {
     tally got;
@@ -282,6 +290,9 @@ static void case_errors(ws_pool *pool)
     w = work_of(leaf, NULL, NULL, 3); /* records promised, none given */
     ASSERT_EQ(ws_mpi_run(MPI_COMM_WORLD, pool, &w, NULL, &got, NULL), EINVAL);
     ASSERT_EQ(ws_mpi_run(MPI_COMM_WORLD, pool, NULL, NULL, &got, NULL), EINVAL);
+    int from_worker = 0; /* refused at once, on this rank alone: nothing to agree on */
+    ASSERT_OK(ws_pool_run(pool, run_from_worker, &from_worker));
+    ASSERT_EQ(from_worker, EINVAL);
     case_everyone(pool);
 }
 

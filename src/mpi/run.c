@@ -207,14 +207,19 @@ static int check_call(const ws_mpi_work *work, const void *result)
         return EINVAL;
     if (work->acc_size == 0 || (work->initial_count > 0 && !work->initial))
         return EINVAL;
+    return 0;
+}
+
+/* The calling thread may make MPI calls while workers run, and is not a worker (the progress
+ * loop would hold it). If not, the call fails at once, without communicating. */
+static bool thread_may_run(void)
+{
     if (ws_worker_id() >= 0)
-        return EINVAL; /* the progress loop would hold a worker */
+        return false;
     int level, is_main;
     MPI_Query_thread(&level);
     MPI_Is_thread_main(&is_main);
-    if (level < MPI_THREAD_FUNNELED || (level == MPI_THREAD_FUNNELED && !is_main))
-        return EINVAL;
-    return 0;
+    return level >= MPI_THREAD_SERIALIZED || (level == MPI_THREAD_FUNNELED && is_main);
 }
 
 static void rank_free(ws__mpi_rank *rank)
@@ -314,6 +319,8 @@ static void combine_results(ws__mpi_rank *rank, void *result)
 int ws_mpi_run(MPI_Comm comm, ws_pool *pool, const ws_mpi_work *work, const ws_mpi_config *config,
                void *result, ws_mpi_stats *stats)
 {
+    if (!thread_may_run())
+        return EINVAL;
     ws__mpi_rank *rank = NULL;
     int err = check_call(work, result);
     if (!err)
