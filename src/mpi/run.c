@@ -13,6 +13,7 @@
 #include "mpi_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,8 @@ size_t ws__mpi_take_for_thief(ws__mpi_rank *rank, unsigned char **out)
     size_t n = (rank->shared.count + 1) / 2;
     if (n > rank->config.steal_max)
         n = rank->config.steal_max;
+    if (n > INT_MAX / rank->shared.size)
+        n = INT_MAX / rank->shared.size; /* an MPI message counts its bytes in an int */
     if (n > 0)
         *out = malloc(n * rank->shared.size);
     if (*out) {
