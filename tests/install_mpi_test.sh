@@ -54,10 +54,12 @@ int main(int argc, char **argv)
 }
 C
 
+# docs/distributed.md's line exactly; the program must run without LD_LIBRARY_PATH (the rpath
+# comes from worksteal.pc, which worksteal_mpi.pc requires)
 if command -v pkg-config >/dev/null 2>&1; then
-    flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs worksteal_mpi)
-    mpicc -std=c11 "$tmp/consumer.c" $flags -pthread -Wl,-rpath,"$libdir" -o "$tmp/consumer_pc"
-    WS_NUM_WORKERS=1 "$mpiexec" -n 2 "$@" "$tmp/consumer_pc"
+    export PKG_CONFIG_PATH="$libdir/pkgconfig"
+    mpicc "$tmp/consumer.c" $(pkg-config --cflags --libs worksteal_mpi) -o "$tmp/consumer_pc"
+    env -u LD_LIBRARY_PATH WS_NUM_WORKERS=1 "$mpiexec" -n 2 "$@" "$tmp/consumer_pc"
 else
     echo "pkg-config not installed: checking worksteal_mpi.pc by hand"
     grep -q '^Libs: .*-lworksteal_mpi' "$libdir/pkgconfig/worksteal_mpi.pc"
