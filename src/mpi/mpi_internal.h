@@ -3,7 +3,8 @@
  * A run has one ws__mpi_rank per rank: the rank's shared record stack (the records other
  * workers and other ranks may take), its drivers (pool jobs that each keep a private record
  * stack and process records from it), and the progress thread's protocol state (steal requests,
- * the termination token, messages in flight). docs/distributed.md describes the protocol. */
+ * the termination token, messages in flight). docs/distributed.md describes the protocol; the
+ * termination rules are in safra.h. */
 #ifndef WS_MPI_INTERNAL_H
 #define WS_MPI_INTERNAL_H
 

@@ -8,12 +8,14 @@
  *
  * Messages (tags): REQUEST (empty) asks for work; REPLY carries the records given, possibly
  * none; TOKEN carries Safra's token (the message count q and the colour); DONE ends the run.
- * Termination is Dijkstra-Safra on a ring 0 -> 1 -> ... -> N-1 -> 0, counting REPLY messages
- * that carry records (the only messages that give work): docs/distributed.md has the argument.
+ * Termination is Dijkstra-Safra on a ring 0 -> 1 -> ... -> N-1 -> 0 (safra.c), counting REPLY
+ * messages that carry records (the only messages that give work): docs/distributed.md has the
+ * argument.
  * After DONE every rank waits for the answer to its own request, keeps answering "none", and
  * enters a non-blocking barrier; when the barrier completes no message of the run is in flight.
  */
 #include "mpi_internal.h"
+#include "safra.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +46,7 @@ typedef struct progress {
     double next_ask;  /* no request before this time (back-off after "none") */
     double backoff_s; /* the current back-off */
 
-    /* Safra. counter: REPLY messages with records sent minus received. */
-    long long counter;
-    bool black; /* received records since the token last left */
-    bool has_token;
-    bool token_returned; /* rank 0: the token came back from a round */
-    long long token_q;
-    bool token_black;
+    ws__safra safra; /* counting REPLY messages that carry records */
 
     bool done; /* termination detected (rank 0) or DONE received */
     bool in_barrier;
@@ -136,7 +132,6 @@ static void send_token(progress *p, long long q, bool black)
     token[0] = q;
     token[1] = black;
     send_msg(p, (p->rank->me + 1) % p->rank->ranks, TAG_TOKEN, token, 2 * sizeof(*token));
-    p->has_token = false;
     p->stats->token_passes++;
 }
 
@@ -147,7 +142,7 @@ static void on_request(progress *p, int thief)
     unsigned char *records = NULL;
     size_t n = p->done ? 0 : ws__mpi_take_for_thief(p->rank, &records);
     if (n > 0) {
-        p->counter++;
+        ws__safra_work_sent(&p->safra);
         p->stats->requests_served++;
         p->stats->records_sent += n;
     } else {
@@ -172,21 +167,12 @@ static void on_reply(progress *p, const unsigned char *records, size_t n)
     }
     if (p->done)
         ws__mpi_fatal("ws_mpi_run", "records arrived after termination (protocol error)");
-    p->counter--;
-    p->black = true;
+    ws__safra_work_received(&p->safra);
     p->stats->steals_ok++;
     p->stats->records_received += n;
     p->backoff_s = 0;
     p->next_ask = t;
     ws__mpi_give(p->rank, records, n);
-}
-
-static void on_token(progress *p, const long long token[2])
-{
-    p->has_token = true;
-    p->token_returned = p->rank->me == 0;
-    p->token_q = token[0];
-    p->token_black = token[1] != 0;
 }
 
 /* Receives every waiting message; true if there was any. */
@@ -219,7 +205,7 @@ static bool receive_all(progress *p)
         case TAG_TOKEN: {
             long long token[2];
             memcpy(token, p->in, sizeof(token));
-            on_token(p, token);
+            ws__safra_token_received(&p->safra, token[0], token[1] != 0);
             break;
         }
         case TAG_DONE:
@@ -257,27 +243,27 @@ static bool maybe_ask(progress *p)
     return true;
 }
 
-/* Safra's rules for a passive rank holding the token. */
+/* Safra's rules (safra.c) for a passive rank holding the token. */
 static bool maybe_pass_token(progress *p)
 {
     ws__mpi_rank *rank = p->rank;
-    if (p->done || !p->has_token || !rank_is(rank, ws__mpi_passive_locked))
+    if (p->done || !p->safra.has_token || !rank_is(rank, ws__mpi_passive_locked))
         return false;
-    if (rank->me != 0) {
-        send_token(p, p->token_q + p->counter, p->token_black || p->black);
-        p->black = false;
+    long long q;
+    bool black;
+    switch (ws__safra_passive(&p->safra, &q, &black)) {
+    case WS__SAFRA_SEND:
+        send_token(p, q, black);
         return true;
-    }
-    if (p->token_returned && !p->token_black && !p->black && p->token_q + p->counter == 0) {
+    case WS__SAFRA_TERMINATE:
         p->done = true;
         for (int r = 1; r < rank->ranks; r++)
             send_msg(p, r, TAG_DONE, NULL, 0);
         return true;
+    case WS__SAFRA_KEEP:
+        break;
     }
-    p->black = false;
-    p->token_returned = false;
-    send_token(p, 0, false);
-    return true;
+    return false;
 }
 
 /* After termination: leave once the own request is answered and everything sent. */
@@ -314,8 +300,8 @@ static void sleep_for(ws__mpi_rank *rank, double seconds, unsigned long wakes_se
 
 void ws__mpi_progress(ws__mpi_rank *rank, ws_mpi_stats *stats)
 {
-    progress p = {.rank = rank, .stats = stats, .has_token = rank->me == 0};
-    p.token_returned = rank->ranks == 1; /* alone, rank 0 ends when passive */
+    progress p = {.rank = rank, .stats = stats};
+    ws__safra_init(&p.safra, rank->me, rank->ranks);
     p.rng = (rank->config.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(rank->me + 1))) | 1;
     double min = rank->config.poll_min_us * 1e-6, max = rank->config.poll_max_us * 1e-6;
     double sleep_s = min;
