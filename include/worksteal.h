@@ -51,12 +51,16 @@ typedef struct ws_config {
                           at most WS_MAX_WORKERS */
     size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
     unsigned max_spares; /* spare workers started while tasks block (ws_block_begin); 0: workers */
+    /* Worker placement: "none", "cores", "compact", "scatter", or a CPU list such as "0-3,8"
+     * (docs/topology.md). NULL: $WS_PIN if set and valid, else "none" (threads not pinned). */
+    const char *pin;
 } ws_config;
 
 #define WS_MAX_WORKERS 512u
 
 /* Starts a pool of worker threads. Any thread; may block while threads start.
- * Returns 0, EINVAL (workers above WS_MAX_WORKERS, or a stack size the system refuses),
+ * Returns 0, EINVAL (workers above WS_MAX_WORKERS, a stack size the system refuses, a pin
+ * string that is malformed or names a CPU outside the process's CPU set),
  * ENOMEM, or EAGAIN (a thread could not be created). On error *out is untouched and no thread
  * is left running. */
 WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);
@@ -204,18 +208,22 @@ WS_API void ws_block_end(void);
 /* ---- measurement ------------------------------------------------------------------------ */
 
 /* The counters, as one list: X(name, how totals combine: SUM or MAX, description). */
-#define WS_STATS_FIELDS(X)                                                      \
-    X(spawns, SUM, "tasks pushed on a worker's own deque")                      \
-    X(steals, SUM, "tasks taken from another worker's deque")                   \
-    X(steal_attempts, SUM, "steal attempts, including failed ones")             \
-    X(parks, SUM, "times a worker went to sleep")                               \
-    X(pops, SUM, "spawned tasks popped back and run by their owner")            \
-    X(inline_runs, SUM, "children run inline because the deque could not grow") \
-    X(injector_takes, SUM, "external jobs taken from the injectors")            \
-    X(wakeups, SUM, "wake-ups sent to parked workers")                          \
-    X(deque_growths, SUM, "times a deque array doubled")                        \
-    X(max_deque_depth, MAX, "the deepest any deque has been")                   \
-    X(leapfrogs, SUM, "steals by a join waiting for its stolen child, from the thief")
+#define WS_STATS_FIELDS(X)                                                             \
+    X(spawns, SUM, "tasks pushed on a worker's own deque")                             \
+    X(steals, SUM, "tasks taken from another worker's deque")                          \
+    X(steal_attempts, SUM, "steal attempts, including failed ones")                    \
+    X(parks, SUM, "times a worker went to sleep")                                      \
+    X(pops, SUM, "spawned tasks popped back and run by their owner")                   \
+    X(inline_runs, SUM, "children run inline because the deque could not grow")        \
+    X(injector_takes, SUM, "external jobs taken from the injectors")                   \
+    X(wakeups, SUM, "wake-ups sent to parked workers")                                 \
+    X(deque_growths, SUM, "times a deque array doubled")                               \
+    X(max_deque_depth, MAX, "the deepest any deque has been")                          \
+    X(leapfrogs, SUM, "steals by a join waiting for its stolen child, from the thief") \
+    X(steals_l2, SUM, "steals between placed workers sharing an L2 (or a core)")       \
+    X(steals_l3, SUM, "steals between placed workers sharing an L3, not an L2")        \
+    X(steals_numa, SUM, "steals within a NUMA node (or package), not an L3")           \
+    X(steals_remote, SUM, "steals between placed workers on different NUMA nodes")
 
 typedef struct ws_stats {
 #define WS_STATS_FIELD_(name, kind, doc) uint64_t name;

@@ -441,7 +441,7 @@ static bool wake_spare(ws_pool *pool)
         ws_store_release(&s->spare_state, 1); /* release: pairs with spare_main's acquire */
         if (s->started) {
             ws__futex_wake(&s->spare_state, 1);
-        } else if (ws__thread_start(&s->thread, pool->stack_size, spare_main, s) == 0) {
+        } else if (ws__worker_start(s, spare_main) == 0) {
             s->started = true;
             /* release: steal rounds (acquire) may now include this slot and its deque. */
             if (i + 1 > ws_load_relaxed(&pool->spares_started))

@@ -153,6 +153,62 @@ typedef struct ws__counters {
 /* Prints the per-worker report of pool on stderr (WS_STATS=1 at destroy). */
 void ws__stats_report(ws_pool *pool);
 
+/* ---- the machine's shape and worker placement (topology.c) ------------------------------- */
+
+/* How far a victim is from its thief, nearest first: the levels of the victim order and of the
+ * per-level steal counters (steals_l2 ... steals_remote). */
+enum { WS_LEVEL_L2, WS_LEVEL_L3, WS_LEVEL_NUMA, WS_LEVEL_REMOTE, WS_LEVELS };
+
+typedef enum ws__pin_policy {
+    WS_PIN_NONE,
+    WS_PIN_CORES,
+    WS_PIN_COMPACT,
+    WS_PIN_SCATTER,
+    WS_PIN_LIST,
+} ws__pin_policy;
+
+/* A parsed WS_PIN value (or ws_config.pin). */
+typedef struct ws__pin_spec {
+    ws__pin_policy policy;
+    unsigned ncpus; /* WS_PIN_LIST: the CPUs listed, in order */
+    uint16_t cpus[WS_CPUSET_MAX];
+} ws__pin_spec;
+
+/* Where a placed worker runs. */
+typedef struct ws__place {
+    int cpu;                    /* OS CPU number */
+    int node;                   /* OS number of its NUMA node, -1: unknown */
+    int group[WS_LEVEL_REMOTE]; /* ids of its L2 (or core), L3 and NUMA node groups; -1: none */
+} ws__place;
+
+/* A pool's placement, made at creation and read-only after. */
+typedef struct ws__placement {
+    ws__pin_policy policy;
+    unsigned nworkers;
+    bool pinned;       /* threads are pinned; false for a topology of another machine */
+    bool levels;       /* groups are known: workers use victims[] (else the flat order) */
+    ws__cpuset cpus;   /* the usable CPUs: spares run anywhere in them */
+    ws__place *places; /* per worker (spares are not placed) */
+    uint16_t *victims; /* worker i's other workers, nearest first, at i * (nworkers - 1) */
+    uint16_t (*level_end)[WS_LEVELS]; /* per worker: where each level's victims end */
+    char machine[160];                /* what was read, for the statistics */
+} ws__placement;
+
+/* Any thread. Parses "none", "cores", "compact", "scatter" or a CPU list ("0-3,8"): 0 or EINVAL. */
+int ws__pin_parse(const char *text, ws__pin_spec *out);
+/* Any thread; may block (reads the machine). Places nworkers workers by spec on the usable CPUs
+ * (mask, or NULL for the process's CPU set). 0 with *out NULL for WS_PIN_NONE; EINVAL (and a
+ * reason in why) for a listed CPU outside the usable ones; ENOMEM. */
+int ws__placement_make(ws__placement **out, const ws__pin_spec *spec, unsigned nworkers,
+                       const ws__cpuset *mask, char *why, size_t why_len);
+void ws__placement_free(ws__placement *pl); /* NULL-safe */
+/* One line on the placement (pl may be NULL) and the machine, for the statistics. */
+void ws__placement_summary(const ws__placement *pl, char *buf, size_t n);
+/* How the library reads machines: the hwloc version, or a note that it was built without. */
+void ws__topology_build_info(char *buf, size_t n);
+/* The level (WS_LEVEL_*) of the nearest group two places share. */
+unsigned ws__steal_level(const ws__place *a, const ws__place *b);
+
 /* ---- workers (worker.c) ------------------------------------------------------------------ */
 
 typedef struct ws__worker {
@@ -175,6 +231,11 @@ typedef struct ws__worker {
     _Atomic uint32_t profiling;
     uint64_t steal_begin_ns; /* while profiling: when the latest steal attempt began */
     ws__thread thread;
+    /* Placed pools only (pool.c, before the thread starts): where this worker runs, and the
+     * other workers nearest first (NULL: steal in the flat random order). */
+    const ws__place *place;
+    const uint16_t *victims;
+    uint16_t level_end[WS_LEVELS];
     bool started; /* the thread was created (pool.c, under creation only) */
     bool spare;   /* a spare worker for blocked tasks (group.c) */
     /* Spares only: 1 while the spare works, 0 while retired. Written under pool->spare_lock,
@@ -332,6 +393,7 @@ struct ws_pool {
 
     _Atomic uint32_t profiling; /* 1 while ws_pool_profile runs (profile.c) */
     ws__trace *trace;           /* non-NULL when WS_TRACE is set (trace.c) */
+    ws__placement *placement;   /* NULL: workers not placed (topology.c) */
     unsigned serial;            /* the pool's number in this process, from 1 (trace pid) */
 };
 
@@ -362,6 +424,9 @@ int ws__pool_admit(ws_pool *pool);
 void ws__pool_release(ws_pool *pool);
 /* Any thread: queues an external task (admitted already) and wakes a worker. */
 void ws__pool_inject(ws_pool *pool, ws__task *t);
+/* Any thread, while creating w's pool or starting a spare: starts w's thread on fn, pinned
+ * where the pool places it, and names it "ws<pool serial>:w<id>" or "ws<serial>:spare<id>". */
+int ws__worker_start(ws__worker *w, void *(*fn)(void *));
 
 /* ---- groups, jobs and blocking (group.c) ------------------------------------------------- */
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -83,7 +84,26 @@ void ws__free(void *p)
 /* Threads                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void *arg)
+/* Sets the affinity in a thread's attributes; 0 or an errno code. */
+static int attr_set_cpus(pthread_attr_t *attr, const ws__cpuset *cpus)
+{
+#ifdef __linux__
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (unsigned cpu = 0; cpu < WS_CPUSET_MAX && cpu < CPU_SETSIZE; cpu++) {
+        if (ws__cpuset_has(cpus, cpu))
+            CPU_SET(cpu, &set);
+    }
+    return pthread_attr_setaffinity_np(attr, sizeof set, &set);
+#else
+    (void)attr;
+    (void)cpus;
+    return 0; /* no affinity interface here: threads run unpinned */
+#endif
+}
+
+int ws__thread_start_on(ws__thread *t, size_t stack_size, const ws__cpuset *cpus,
+                        void *(*fn)(void *), void *arg)
 {
     if (should_fail(&thread_countdown))
         return EAGAIN;
@@ -93,10 +113,61 @@ int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void
         return err;
     if (stack_size != 0)
         err = pthread_attr_setstacksize(&attr, stack_size);
+    if (err == 0 && cpus != NULL)
+        err = attr_set_cpus(&attr, cpus);
     if (err == 0)
         err = pthread_create(t, &attr, fn, arg);
     pthread_attr_destroy(&attr);
     return err;
+}
+
+int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void *arg)
+{
+    return ws__thread_start_on(t, stack_size, NULL, fn, arg);
+}
+
+void ws__thread_set_name(ws__thread t, const char *name)
+{
+#ifdef __linux__
+    char cut[16]; /* the kernel keeps 15 characters; longer names are refused, so cut them */
+    snprintf(cut, sizeof cut, "%s", name);
+    (void)pthread_setname_np(t, cut);
+#else
+    (void)t;
+    (void)name;
+#endif
+}
+
+void ws__process_cpus(ws__cpuset *out)
+{
+    memset(out, 0, sizeof *out);
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(getpid(), sizeof set, &set) == 0) {
+        for (unsigned cpu = 0; cpu < WS_CPUSET_MAX && cpu < CPU_SETSIZE; cpu++) {
+            if (CPU_ISSET(cpu, &set))
+                ws__cpuset_add(out, cpu);
+        }
+        return;
+    }
+#endif
+    unsigned n = ws__cpu_count();
+    for (unsigned cpu = 0; cpu < n; cpu++)
+        ws__cpuset_add(out, cpu);
+}
+
+void ws__current_cpu(int *cpu, int *node)
+{
+#ifdef __linux__
+    unsigned c, n;
+    if (getcpu(&c, &n) == 0) {
+        *cpu = (int)c;
+        *node = (int)n;
+        return;
+    }
+#endif
+    *cpu = -1;
+    *node = -1;
 }
 
 void ws__thread_join(ws__thread t)

@@ -1,7 +1,8 @@
 /* platform.h: the operating-system surface, implemented in platform.c.
  *
- * Threads, futex-style wait/wake, the CPU count, a monotonic clock, and allocation (with test
- * hooks that make the Nth allocation or thread creation fail, so that error paths are tested).
+ * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count, a
+ * monotonic clock, and allocation (with test hooks that make the Nth allocation or thread
+ * creation fail, so that error paths are tested).
  * `#ifdef __linux__` appears in platform.c only.
  */
 #ifndef WS_PLATFORM_H
@@ -40,6 +41,39 @@ int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void
 void ws__thread_join(ws__thread t);
 void ws__thread_yield(void);
 unsigned ws__cpu_count(void);
+
+/* ---- CPU sets and placement ---- */
+/* A set of OS CPU numbers below WS_CPUSET_MAX (the size of glibc's cpu_set_t; CPUs above it are
+ * never used for pinning). */
+#define WS_CPUSET_MAX 1024
+typedef struct ws__cpuset {
+    uint64_t bits[WS_CPUSET_MAX / 64];
+} ws__cpuset;
+
+static inline void ws__cpuset_add(ws__cpuset *s, unsigned cpu)
+{
+    if (cpu < WS_CPUSET_MAX)
+        s->bits[cpu / 64] |= (uint64_t)1 << (cpu % 64);
+}
+
+static inline int ws__cpuset_has(const ws__cpuset *s, unsigned cpu)
+{
+    return cpu < WS_CPUSET_MAX && (s->bits[cpu / 64] >> (cpu % 64) & 1u);
+}
+
+/* Any thread. The CPUs this process may run on (its main thread's affinity, which taskset and
+ * cgroup cpusets set); where that cannot be read, CPUs 0..ws__cpu_count()-1. */
+void ws__process_cpus(ws__cpuset *out);
+/* As ws__thread_start, with the new thread restricted to *cpus from its first instruction
+ * (cpus NULL: inherited from the caller). EINVAL also when the system refuses the set. */
+int ws__thread_start_on(ws__thread *t, size_t stack_size, const ws__cpuset *cpus,
+                        void *(*fn)(void *), void *arg);
+/* Any thread. Names thread t for ps, top -H, gdb and perf (at most 15 characters are kept: the
+ * kernel's limit). Best effort: a failure changes nothing else. */
+void ws__thread_set_name(ws__thread t, const char *name);
+/* The CPU the calling thread runs on and that CPU's NUMA node, -1 where unknown. A hint: the
+ * thread may move right after. */
+void ws__current_cpu(int *cpu, int *node);
 
 /* A pause for spin loops: tells the CPU we are spinning (saves power, frees the sibling
  * hyperthread) without giving up the time slice. */

@@ -103,9 +103,64 @@ static size_t default_stack_size(void)
     return v;
 }
 
+/* Places the workers by pin (ws_config.pin), or by WS_PIN when pin is NULL. An invalid pin is
+ * EINVAL; an invalid WS_PIN is ignored with one line on stderr, like the other variables. */
+static int place_workers(ws_pool *pool, const char *pin)
+{
+    bool from_env = pin == NULL;
+    if (from_env)
+        pin = getenv("WS_PIN");
+    if (pin == NULL || (from_env && *pin == '\0'))
+        return 0;
+    ws__pin_spec spec;
+    char why[160] = "expected none, cores, compact, scatter or a CPU list such as 0-3,8";
+    int err = ws__pin_parse(pin, &spec);
+    if (err == 0)
+        err = ws__placement_make(&pool->placement, &spec, pool->nworkers, NULL, why, sizeof why);
+    if (err == EINVAL && from_env) {
+        fprintf(stderr, "worksteal: ignoring WS_PIN=\"%s\" (%s)\n", pin, why);
+        return 0;
+    }
+    const ws__placement *pl = pool->placement;
+    for (unsigned i = 0; err == 0 && pl != NULL && i < pool->nworkers; i++) {
+        ws__worker *w = pool->workers[i];
+        w->place = &pl->places[i];
+        if (pl->levels) {
+            w->victims = pl->victims + (size_t)i * (pool->nworkers - 1);
+            memcpy(w->level_end, pl->level_end[i], sizeof w->level_end);
+        }
+    }
+    return err;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Creation and destruction                                                                  */
 /* ---------------------------------------------------------------------------------------- */
+
+int ws__worker_start(ws__worker *w, void *(*fn)(void *))
+{
+    ws_pool *pool = w->pool;
+    const ws__placement *pl = pool->placement;
+    const ws__worker *self = ws__tls_worker;
+    ws__cpuset one = {{0}};
+    const ws__cpuset *cpus = NULL;
+    if (pl != NULL && pl->pinned && w->place != NULL) {
+        ws__cpuset_add(&one, (unsigned)w->place->cpu);
+        cpus = &one;
+    } else if (pl != NULL && pl->pinned) {
+        cpus = &pl->cpus; /* a spare: anywhere the workers may run */
+    } else if (self != NULL && self->place != NULL && self->pool->placement->pinned) {
+        ws__process_cpus(&one); /* not the pinned creator's single CPU */
+        cpus = &one;
+    }
+    int err = ws__thread_start_on(&w->thread, pool->stack_size, cpus, fn, w);
+    if (err != 0)
+        return err;
+    char name[32];
+    snprintf(name, sizeof name, w->spare ? "ws%u:spare%u" : "ws%u:w%u", pool->serial, w->id);
+    ws__thread_set_name(w->thread, name);
+    return 0;
+}
 
 static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
 {
@@ -153,6 +208,7 @@ static void pool_teardown(ws_pool *pool)
         ws__free(w);
     }
     ws__free(pool->workers);
+    ws__placement_free(pool->placement);
     pthread_mutex_destroy(&pool->spare_lock);
     ws__free(pool);
 }
@@ -161,7 +217,7 @@ static int pool_start_workers(ws_pool *pool)
 {
     for (unsigned i = 0; i < pool->nworkers; i++) {
         ws__worker *w = pool->workers[i];
-        int err = ws__thread_start(&w->thread, pool->stack_size, ws__worker_main, w);
+        int err = ws__worker_start(w, ws__worker_main);
         if (err != 0)
             return err;
         w->started = true;
@@ -208,7 +264,9 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     if (pool->workers == NULL)
         goto fail;
     pool->serial = ws_fetch_add_relaxed(&pool_serials, 1) + 1; /* relaxed: a unique number */
-    err = ws__trace_pool_init(pool);
+    err = place_workers(pool, cfg.pin);
+    if (err == 0)
+        err = ws__trace_pool_init(pool);
     if (err != 0)
         goto fail;
     if (pool->trace != NULL) {

@@ -40,6 +40,24 @@ void ws_pool_stats(ws_pool *pool, ws_stats *out)
     out->wakeups += ws_load_relaxed(&pool->idle.outside_wakeups); /* relaxed: a statistic */
 }
 
+/* The rows "cpu" and "node": where each placed worker runs (a spare: "-"). */
+static void report_places(ws_pool *pool)
+{
+    for (int row = 0; row < 2; row++) {
+        fprintf(stderr, "%-16s %14s", row == 0 ? "cpu" : "numa node", "");
+        ws_for_each_worker (pool, w) {
+            if (w->spare && !w->started)
+                continue;
+            int v = w->place == NULL ? -1 : row == 0 ? w->place->cpu : w->place->node;
+            if (v < 0)
+                fprintf(stderr, " %13s", "-");
+            else
+                fprintf(stderr, " %13d", v);
+        }
+        fputc('\n', stderr);
+    }
+}
+
 void ws__stats_report(ws_pool *pool)
 {
     ws_stats total;
@@ -64,7 +82,12 @@ void ws__stats_report(ws_pool *pool)
     fputc('\n', stderr);
     WS_STATS_FIELDS(WS_REPORT_FIELD_)
 #undef WS_REPORT_FIELD_
+    if (pool->placement != NULL)
+        report_places(pool);
     if (total.spawns > 0)
         fprintf(stderr, "steal rate: %.4f%% of spawns\n",
                 100.0 * (double)total.steals / (double)total.spawns);
+    char topology[400];
+    ws__placement_summary(pool->placement, topology, sizeof topology);
+    fprintf(stderr, "topology: %s\n", topology);
 }

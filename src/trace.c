@@ -42,7 +42,12 @@
  *   steal  "ph":"i" (instant, thread scope) named "steal" on the thief, "args":{"victim":V}, plus a
  *          flow arrow from the victim's running slice to the thief's next slice ("ph":"s" on the
  *          victim and "ph":"f" on the thief, sharing an "id" unique in the file);
- *   park   "ph":"X" named "park", category "idle".
+ *   park   "ph":"X" named "park", category "idle";
+ *   cpu    "ph":"i" (thread scope) named "cpu", category "cpu", "args":{"cpu":C,"node":N}: the
+ *          worker runs on CPU C (NUMA node N, -1 if unknown) from then on. Logged for the first
+ *          task or park a worker ends and whenever it has moved since (kept apart from the ring:
+ *          the newest 1024 moves per worker), so the timeline shows migration, and a pinned
+ *          worker shows one such event.
  * Every worker of a pool gets its thread_name metadata even if it recorded nothing, and a pool
  * that ran nothing still appears, so the output stays valid and complete for any number of pools.
  */
@@ -76,6 +81,14 @@ typedef struct trace_event {
 
 _Static_assert(sizeof(trace_event) == 32, "a trace event is meant to take 32 bytes");
 
+/* Where a worker ran from a time on: its CPU and that CPU's NUMA node. */
+typedef struct trace_cpu {
+    uint64_t ns;
+    int32_t cpu, node;
+} trace_cpu;
+
+enum { CPU_LOG = 1u << 10 }; /* moves kept per worker (the newest; a power of two) */
+
 /* One worker's ring. Written by that worker only, read by ws__trace_pool_finish after the
  * worker's thread has been joined: plain fields, ordered by the join. On its own cache line so
  * that workers bumping their counters do not share lines. */
@@ -83,6 +96,11 @@ typedef struct trace_ring {
     alignas(WS_CACHE_LINE) uint64_t recorded; /* events ever written; the next goes in
                                                  slot recorded & mask */
     trace_event *events;                      /* capacity slots */
+    /* The CPU log, kept apart from the events: moves are rare, and each worker's first CPU is
+     * always there however many events the ring drops. */
+    uint64_t moves;  /* entries ever written; the next goes in slot moves % CPU_LOG */
+    uint64_t where;  /* the last entry's (node + 1) << 32 | (cpu + 1); 0: none yet */
+    trace_cpu *cpus; /* CPU_LOG slots */
 } trace_ring;
 
 struct ws__trace {
@@ -161,8 +179,10 @@ static uint64_t ring_capacity(void)
 
 static void trace_free(ws__trace *t)
 {
-    for (unsigned i = 0; i < t->nrings; i++)
+    for (unsigned i = 0; i < t->nrings; i++) {
         ws__free(t->rings[i].events);
+        ws__free(t->rings[i].cpus);
+    }
     ws__free(t);
 }
 
@@ -201,7 +221,8 @@ int ws__trace_pool_init(ws_pool *pool)
     for (unsigned i = 0; i < n; i++) {
         /* Not cleared: a slot is read only after its worker wrote it (see the top). */
         t->rings[i].events = ws__malloc((size_t)cap * sizeof(trace_event));
-        if (t->rings[i].events == NULL) {
+        t->rings[i].cpus = ws__malloc(CPU_LOG * sizeof(trace_cpu));
+        if (t->rings[i].events == NULL || t->rings[i].cpus == NULL) {
             trace_free(t); /* the rings not reached yet are NULL (zeroed header) */
             return ENOMEM;
         }
@@ -222,6 +243,21 @@ static inline trace_event *ring_next(ws__worker *w)
     return e;
 }
 
+/* Worker w, traced, at time ns: logs its CPU if it moved since the last look. Looked at when a
+ * task or a park ends (getcpu: a few nanoseconds through the vDSO), so a move shows up at the
+ * end of the first slice run on the new CPU. */
+static void note_cpu(ws__worker *w, uint64_t ns)
+{
+    int cpu, node;
+    ws__current_cpu(&cpu, &node);
+    trace_ring *r = &w->pool->trace->rings[w->id];
+    uint64_t where = (uint64_t)(uint32_t)(node + 1) << 32 | (uint32_t)(cpu + 1);
+    if (cpu < 0 || where == r->where)
+        return;
+    r->where = where;
+    r->cpus[r->moves++ % CPU_LOG] = (trace_cpu){ns, cpu, node};
+}
+
 void ws__trace_task(ws__worker *w, const char *what, ws_fn fn, uint64_t start_ns, uint64_t end_ns)
 {
     trace_event *e = ring_next(w);
@@ -231,6 +267,7 @@ void ws__trace_task(ws__worker *w, const char *what, ws_fn fn, uint64_t start_ns
     e->end_ns = end_ns;
     e->name = what != NULL ? what : "task";
     e->u.fn = fn;
+    note_cpu(w, end_ns);
 }
 
 void ws__trace_steal(ws__worker *thief, ws__worker *victim, uint64_t ns)
@@ -253,6 +290,7 @@ void ws__trace_park(ws__worker *w, uint64_t start_ns, uint64_t end_ns)
     e->end_ns = end_ns;
     e->name = name_park;
     e->u.fn = NULL;
+    note_cpu(w, end_ns);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -349,6 +387,19 @@ static void put_event(unsigned pid, unsigned tid, const trace_event *e)
         fprintf(g.file, ",\"args\":{\"fn\":\"0x%" PRIxPTR "\"}}", (uintptr_t)e->u.fn);
 }
 
+/* A worker's CPU log as instant events "cpu" (the oldest entries dropped if it wrapped). */
+static void put_cpus(unsigned pid, unsigned tid, const trace_ring *r)
+{
+    uint64_t first = r->moves > CPU_LOG ? r->moves - CPU_LOG : 0;
+    for (uint64_t k = first; k < r->moves; k++) {
+        const trace_cpu *c = &r->cpus[k % CPU_LOG];
+        put_head("cpu", "cpu", 'i', pid, tid);
+        fputs(",\"s\":\"t\",\"ts\":", g.file);
+        put_ts(c->ns);
+        fprintf(g.file, ",\"args\":{\"cpu\":%d,\"node\":%d}}", (int)c->cpu, (int)c->node);
+    }
+}
+
 /* Opens the file for the first pool that finishes; false if tracing is off. */
 static bool file_ready(const ws__trace *t, unsigned pid)
 {
@@ -396,6 +447,7 @@ static uint64_t write_pool(ws_pool *pool, unsigned pid)
         uint64_t first = r->recorded > cap ? r->recorded - cap : 0;
         for (uint64_t k = first; k < r->recorded; k++)
             put_event(pid, w->id, &r->events[k & t->mask]);
+        put_cpus(pid, w->id, r);
         dropped += first;
         recorded += r->recorded;
     }

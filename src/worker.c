@@ -9,7 +9,8 @@
  *   3. its own deque, newest first (LIFO: depth-first, cache-warm, space-bounded);
  *   4. the normal injector (FIFO: external submissions start in submission order);
  *   5. the oldest task of a victim's deque (random victims; a victim whose deque looks empty is
- *      skipped without a CAS, which is how we prefer workers likely to have work);
+ *      skipped without a CAS, which is how we prefer workers likely to have work); workers
+ *      placed on a known topology (WS_PIN, topology.c) try the nearest victims first;
  *   6. the idle ladder of idle.c: spin, yield, park.
  * Inside a task, fork-join (join.c) pushes and pops the worker's own deque without coming here.
  */
@@ -37,6 +38,30 @@ static inline uint32_t next_random(ws__worker *w)
     return (uint32_t)(x >> 32);
 }
 
+/* Bounded local search: a level that still has victims is left for the next one after this many
+ * failed steals (lost races), so that a contended neighbourhood does not keep a thief from work
+ * further away. The last level is searched to its end. */
+enum { LEVEL_FAILS = 2 };
+
+/* A steal between placed workers, counted at the level of the nearest group they share. */
+static void count_level(ws__worker *w, const ws__worker *v)
+{
+    switch (ws__steal_level(w->place, v->place)) {
+    case WS_LEVEL_L2:
+        ws__count(w, steals_l2, 1);
+        break;
+    case WS_LEVEL_L3:
+        ws__count(w, steals_l3, 1);
+        break;
+    case WS_LEVEL_NUMA:
+        ws__count(w, steals_numa, 1);
+        break;
+    default:
+        ws__count(w, steals_remote, 1);
+        break;
+    }
+}
+
 ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
 {
     ws__count(w, steal_attempts, 1);
@@ -44,23 +69,24 @@ ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
     ws__task *t = ws__wdeque_steal(&v->deque);
     if (t != NULL) {
         ws__count(w, steals, 1);
+        if (w->victims != NULL && v->place != NULL)
+            count_level(w, v);
         if (WS_UNLIKELY(w->pool->trace != NULL))
             ws__trace_steal(w, v, ws__now_ns());
     }
     return t;
 }
 
-/* One pass over the other workers (and awake spares) from a random start. */
-static ws__task *steal_round(ws__worker *w, bool *more_work)
+/* Tries the victims workers[ids[k]] (ids NULL: workers[first + k]) for k in [0, n), from a
+ * random k, skipping deques that look empty, until a steal succeeds or max_fails steals fail. */
+static ws__task *steal_scan(ws__worker *w, const uint16_t *ids, unsigned first, unsigned n,
+                            unsigned max_fails, bool *more_work)
 {
-    ws_pool *pool = w->pool;
-    /* acquire: pairs with the release store in wake_spare; the new spare's deque is set up. */
-    unsigned n = pool->nworkers + ws_load_acquire(&pool->spares_started);
-    if (n <= 1)
-        return NULL;
-    unsigned i = next_random(w) % n;
-    for (unsigned k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
-        ws__worker *v = pool->workers[i];
+    ws__worker **workers = w->pool->workers;
+    unsigned fails = 0;
+    unsigned k = n > 1 ? next_random(w) % n : 0;
+    for (unsigned left = n; left > 0; left--, k = k + 1 == n ? 0 : k + 1) {
+        ws__worker *v = workers[ids != NULL ? ids[k] : first + k];
         if (v == w || ws__wdeque_size(&v->deque) == 0)
             continue;
         ws__task *t = ws__steal_from(w, v);
@@ -68,8 +94,31 @@ static ws__task *steal_round(ws__worker *w, bool *more_work)
             *more_work = ws__wdeque_size(&v->deque) > 0;
             return t;
         }
+        if (++fails == max_fails)
+            break;
     }
     return NULL;
+}
+
+/* One pass over the other workers (and awake spares). A placed worker goes level by level,
+ * nearest first (see LEVEL_FAILS), then to the spares; others from a random start. */
+static ws__task *steal_round(ws__worker *w, bool *more_work)
+{
+    ws_pool *pool = w->pool;
+    /* acquire: pairs with the release store in wake_spare; the new spare's deque is set up. */
+    unsigned spares = ws_load_acquire(&pool->spares_started);
+    if (w->victims == NULL)
+        return steal_scan(w, NULL, 0, pool->nworkers + spares, UINT32_MAX, more_work);
+    unsigned begin = 0, total = w->level_end[WS_LEVELS - 1];
+    for (unsigned l = 0; l < WS_LEVELS; l++) {
+        unsigned end = w->level_end[l];
+        unsigned max_fails = end < total ? LEVEL_FAILS : UINT32_MAX;
+        ws__task *t = steal_scan(w, w->victims + begin, 0, end - begin, max_fails, more_work);
+        if (t != NULL)
+            return t;
+        begin = end;
+    }
+    return steal_scan(w, NULL, pool->nworkers, spares, UINT32_MAX, more_work);
 }
 
 ws__task *ws__take_injected(ws__worker *w, ws__injector *q)

@@ -109,7 +109,8 @@ typedef struct thread_info {
     char name[32];
     int64_t recorded, dropped; /* from thread_name's args */
     size_t tasks, parks, steals;
-    span *x; /* every "X" event, for the nesting check */
+    size_t cpus; /* "cpu" events (kept apart from the ring) */
+    span *x;     /* every "X" event, for the nesting check */
     size_t nx, capx;
 } thread_info;
 
@@ -298,6 +299,13 @@ static void read_trace(const char *path, trace_info *info)
         case 'i': {
             const char *scope = json_get_str(e, "s");
             ASSERT(scope != NULL && strcmp(scope, "t") == 0);
+            micros(json_get(e, "ts"), "ts");
+            if (strcmp(name, "cpu") == 0) { /* where the worker runs from then on */
+                ASSERT(whole(json_get(args, "cpu"), "cpu") >= 0);
+                ASSERT(whole(json_get(args, "node"), "node") >= -1);
+                t->cpus++;
+                break;
+            }
             ASSERT(strcmp(name, "steal") == 0);
             micros(json_get(e, "ts"), "ts");
             int64_t victim = whole(json_get(args, "victim"), "victim");
@@ -351,6 +359,9 @@ static void read_trace(const char *path, trace_info *info)
             size_t in_ring = t->tasks + t->parks + t->steals;
             if (in_ring > 0 && !t->named)
                 WS_TEST_FAIL("pool %d thread %d has events but no thread_name", pid, tid);
+            /* A worker that ended a task or a park logged its CPU at least once. */
+            if (t->tasks + t->parks > 0)
+                ASSERT_GE(t->cpus, 1);
             if (t->named) {
                 ASSERT(p->named);
                 /* Every event a ring kept is in the file. */
