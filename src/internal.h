@@ -231,6 +231,7 @@ typedef struct ws__worker {
     _Atomic uint32_t profiling;
     uint64_t steal_begin_ns; /* while profiling: when the latest steal attempt began */
     ws__thread thread;
+    void *(*body)(void *); /* what the thread runs (pool.c, before it starts) */
     /* Placed pools only (pool.c, before the thread starts): where this worker runs, and the
      * other workers nearest first (NULL: steal in the flat random order). */
     const ws__place *place;

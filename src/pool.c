@@ -137,6 +137,17 @@ static int place_workers(ws_pool *pool, const char *pin)
 /* Creation and destruction                                                                  */
 /* ---------------------------------------------------------------------------------------- */
 
+/* A worker thread's first steps: it names itself (from inside, so that its name is set before
+ * it runs anything), then runs its body. */
+static void *worker_thread(void *arg)
+{
+    ws__worker *w = arg;
+    char name[32];
+    snprintf(name, sizeof name, w->spare ? "ws%u:spare%u" : "ws%u:w%u", w->pool->serial, w->id);
+    ws__thread_set_name(pthread_self(), name);
+    return w->body(w);
+}
+
 int ws__worker_start(ws__worker *w, void *(*fn)(void *))
 {
     ws_pool *pool = w->pool;
@@ -153,13 +164,8 @@ int ws__worker_start(ws__worker *w, void *(*fn)(void *))
         ws__process_cpus(&one); /* not the pinned creator's single CPU */
         cpus = &one;
     }
-    int err = ws__thread_start_on(&w->thread, pool->stack_size, cpus, fn, w);
-    if (err != 0)
-        return err;
-    char name[32];
-    snprintf(name, sizeof name, w->spare ? "ws%u:spare%u" : "ws%u:w%u", pool->serial, w->id);
-    ws__thread_set_name(w->thread, name);
-    return 0;
+    w->body = fn;
+    return ws__thread_start_on(&w->thread, pool->stack_size, cpus, worker_thread, w);
 }
 
 static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
