@@ -17,7 +17,8 @@
  *            up, which for a regular tree is a round-robin at every level);
  *   a list   worker i on the i-th CPU listed ("0-3,8"); every CPU must be usable.
  * With more workers than CPUs the order wraps around, so no CPU gets two workers while another
- * has none. After it, the hwloc topology is freed: a pool keeps only its places and victim lists.
+ * has none. A pool keeps only its places and victim lists; what hwloc read is kept once for the
+ * process (see read_machine), so only the first placed pool pays for reading the machine.
  *
  * The victim order (worker.c's steal_round): each placed worker has the other workers sorted by
  * the level of the nearest group they share: L2 (or core), L3, NUMA node (or package when a node
@@ -206,7 +207,8 @@ static int count(hwloc_topology_t topo, hwloc_obj_type_t type)
     return n > 0 ? n : 0;
 }
 
-static int read_hwloc(machine *m, hwloc_topology_t topo, const ws__cpuset *usable)
+/* Fills m with every CPU the topology allows. */
+static int read_hwloc(machine *m, hwloc_topology_t topo)
 {
     hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(topo);
     int npu = count(topo, HWLOC_OBJ_PU);
@@ -215,10 +217,8 @@ static int read_hwloc(machine *m, hwloc_topology_t topo, const ws__cpuset *usabl
         return ENOMEM;
     for (int i = 0; i < npu; i++) {
         hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, (unsigned)i);
-        if (pu == NULL || !hwloc_bitmap_isset(allowed, pu->os_index) ||
-            !ws__cpuset_has(usable, pu->os_index))
-            continue;
-        describe_cpu(topo, pu, &m->cpus[m->n++]);
+        if (pu != NULL && hwloc_bitmap_isset(allowed, pu->os_index))
+            describe_cpu(topo, pu, &m->cpus[m->n++]);
     }
     m->levels = true;
     char version[32];
@@ -231,29 +231,82 @@ static int read_hwloc(machine *m, hwloc_topology_t topo, const ws__cpuset *usabl
     return 0;
 }
 
+/* The machine as hwloc reads it, kept for the process: a load takes milliseconds (it reads
+ * /sys and loads hwloc's plugins), too much for every pool. Reloaded when the variables that
+ * make hwloc read another machine change (the tests switch synthetic topologies). Guarded by
+ * cache_lock; never freed (reachable to the end, like any process-wide table). */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    bool valid;
+    char key[1024];
+    machine m;
+} cache;
+
+/* The variables hwloc reads the machine's description from, as one string; false if too long
+ * to keep (then the machine is read every time). */
+static bool cache_key(char *key, size_t n)
+{
+    const char *synthetic = getenv("HWLOC_SYNTHETIC"), *xml = getenv("HWLOC_XMLFILE");
+    const char *this_system = getenv("HWLOC_THISSYSTEM");
+    int len = snprintf(key, n, "%s\n%s\n%s", synthetic ? synthetic : "", xml ? xml : "",
+                       this_system ? this_system : "");
+    return len >= 0 && (size_t)len < n;
+}
+
+/* Reads the machine with hwloc into *m (all the CPUs it allows). */
+static int load_hwloc(machine *m)
+{
+    hwloc_topology_t topo;
+    memset(m, 0, sizeof *m);
+    if (hwloc_topology_init(&topo) != 0)
+        return -1;
+    (void)hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (hwloc_topology_load(topo) != 0) {
+        hwloc_topology_destroy(topo);
+        return -1;
+    }
+    m->this_system = hwloc_topology_is_thissystem(topo) != 0;
+    int err = read_hwloc(m, topo);
+    hwloc_topology_destroy(topo);
+    return err;
+}
+
 /* Reads the machine; the usable CPUs are *mask if given, else the process's CPU set (or, for a
  * topology of another machine, all of its CPUs). */
 static int read_machine(machine *m, const ws__cpuset *mask)
 {
-    hwloc_topology_t topo;
     ws__cpuset usable;
     if (mask != NULL)
         usable = *mask;
     else
         ws__process_cpus(&usable);
-    if (hwloc_topology_init(&topo) != 0)
-        return read_flat(m, &usable, "hwloc could not start");
-    (void)hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (hwloc_topology_load(topo) != 0) {
-        hwloc_topology_destroy(topo);
-        return read_flat(m, &usable, "hwloc could not read the machine");
+    char key[sizeof cache.key];
+    bool keep = cache_key(key, sizeof key);
+    pthread_mutex_lock(&cache_lock);
+    if (!cache.valid || !keep || strcmp(key, cache.key) != 0) {
+        ws__free(cache.m.cpus);
+        cache.valid = false;
+        int err = load_hwloc(&cache.m);
+        if (err != 0) {
+            ws__free(cache.m.cpus);
+            cache.m.cpus = NULL;
+            pthread_mutex_unlock(&cache_lock);
+            return err == ENOMEM ? ENOMEM
+                                 : read_flat(m, &usable, "hwloc could not read the machine");
+        }
+        cache.valid = keep;
+        memcpy(cache.key, key, sizeof key);
     }
-    m->this_system = hwloc_topology_is_thissystem(topo) != 0;
-    if (!m->this_system && mask == NULL)
-        memset(&usable, 0xff, sizeof usable);
-    int err = read_hwloc(m, topo, &usable);
-    hwloc_topology_destroy(topo);
-    return err;
+    *m = cache.m;
+    m->n = 0;
+    m->cpus = ws__calloc((size_t)cache.m.n + 1, sizeof(cpu_info));
+    bool all = mask == NULL && !m->this_system; /* another machine: the process mask is moot */
+    for (unsigned i = 0; m->cpus != NULL && i < cache.m.n; i++) {
+        if (all || ws__cpuset_has(&usable, cache.m.cpus[i].os))
+            m->cpus[m->n++] = cache.m.cpus[i];
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return m->cpus != NULL ? 0 : ENOMEM;
 }
 
 void ws__topology_build_info(char *buf, size_t n)
