@@ -21,9 +21,12 @@
  *            shows from inside and outside
  *   env      invalid WS_PIN values are ignored with one stderr line each; invalid config pins
  *            are EINVAL with nothing left running
+ *   trace    WS_TRACE of a pinned pool: each worker's "cpu" events name the CPU it is pinned to
+ *            (and a NUMA node); the pool runs in a child, which closes the trace at exit
  */
 #include "internal.h"
 #include "test_sched_util.h"
+#include "test_trace_json.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -690,6 +693,77 @@ static void case_env(void)
     printf("env: ok\n");
 }
 
+/* ---- trace -------------------------------------------------------------------------------- */
+
+typedef struct trace_run {
+    char path[64];
+    int cpus[MAX_W]; /* each worker's pinned CPU, as the child saw it */
+    unsigned workers;
+} trace_run;
+
+static void trace_child(void *arg)
+{
+    trace_run *t = arg;
+    ASSERT_OK(setenv("WS_TRACE", t->path, 1));
+    ws_pool *pool = pinned_pool(t->workers, "cores", 0);
+    seen *s = look(pool);
+    for (unsigned i = 0; i < t->workers; i++)
+        printf("worker %u pinned to %d\n", i, pool->workers[i]->place->cpu);
+    free(s);
+    ws_pool_destroy(pool);
+    exit(0); /* closes the trace's JSON array */
+}
+
+static void case_trace(void)
+{
+    int cpus[MAX_W];
+    unsigned ncpus;
+    process_cpus(cpus, &ncpus);
+    trace_run t = {0};
+    snprintf(t.path, sizeof t.path, "/tmp/ws_test_topology_%d.json", (int)getpid());
+    t.workers = ncpus > 4 ? 4 : ncpus;
+    sched_child c;
+    sched_run_child(&c, trace_child, &t);
+    printf("%s", c.out);
+    sched_expect_clean_exit(&c, "traced child");
+
+    FILE *f = fopen(t.path, "rb");
+    ASSERT(f != NULL);
+    static char text[1 << 22];
+    size_t len = fread(text, 1, sizeof text, f);
+    fclose(f);
+    unlink(t.path);
+    ASSERT(len > 0 && len < sizeof text);
+    jval root;
+    char err[200];
+    if (!json_parse(text, len, &root, err, sizeof err))
+        WS_TEST_FAIL("the trace is not valid JSON: %s", err);
+    unsigned events[MAX_W] = {0};
+    for (size_t i = 0; i < root.n; i++) {
+        const jval *e = &root.items[i];
+        const char *name = json_get_str(e, "name");
+        if (name == NULL || strcmp(name, "cpu") != 0)
+            continue;
+        const jval *args = json_get(e, "args"), *tid = json_get(e, "tid");
+        ASSERT(args != NULL && tid != NULL);
+        int w = atoi(tid->text), cpu = atoi(json_get(args, "cpu")->text);
+        int node = atoi(json_get(args, "node")->text);
+        ASSERT(w >= 0 && (unsigned)w < t.workers);
+        char want[32];
+        snprintf(want, sizeof want, "worker %d pinned to %d\n", w, cpu);
+        if (strstr(c.out, want) == NULL)
+            WS_TEST_FAIL("worker %d traced on CPU %d, not its pinned CPU", w, cpu);
+        ASSERT(node >= 0);
+        events[w]++;
+    }
+    json_free(&root);
+    for (unsigned w = 0; w < t.workers; w++) {
+        printf("worker %u: %u cpu event(s)\n", w, events[w]);
+        ASSERT_EQ(events[w], 1); /* pinned: one CPU, never a move */
+    }
+    printf("trace: ok\n");
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -711,6 +785,8 @@ int main(int argc, char **argv)
         case_names();
     else if (strcmp(c, "env") == 0)
         case_env();
+    else if (strcmp(c, "trace") == 0)
+        case_trace();
     else
         WS_TEST_FAIL("unknown case %s", c);
     return 0;
