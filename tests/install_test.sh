@@ -37,7 +37,8 @@ if command -v pkg-config >/dev/null 2>&1; then
     env -u LD_LIBRARY_PATH "$tmp/consumer_pc"
     # the README's static line: no shared library needed at run time
     cc "$tmp/consumer.c" $(pkg-config --cflags worksteal) \
-        "$(pkg-config --variable=libdir worksteal)/libworksteal.a" -pthread -o "$tmp/consumer_static"
+        "$(pkg-config --variable=libdir worksteal)/libworksteal.a" \
+        $(pkg-config --variable=static_libs worksteal) -o "$tmp/consumer_static"
     if readelf -d "$tmp/consumer_static" 2>/dev/null | grep -q 'libworksteal'; then
         echo "FAIL: the static consumer still needs libworksteal.so"
         exit 1
