@@ -29,7 +29,8 @@ if(CMAKE_CXX_COMPILER)
     add_test(NAME test_cxx_api_clang
              COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/cxx_other_compiler.sh clang++
                      ${CMAKE_CURRENT_SOURCE_DIR}/test_cxx_api.cpp ${PROJECT_SOURCE_DIR}/include
-                     $<TARGET_FILE:worksteal_static> ${CMAKE_CURRENT_BINARY_DIR})
+                     $<TARGET_FILE:worksteal_static> ${CMAKE_CURRENT_BINARY_DIR}
+                     ${WS_PC_LIBS_PRIVATE})
     set_tests_properties(test_cxx_api_clang PROPERTIES TIMEOUT 300 LABELS "api;cxx"
                                                        SKIP_RETURN_CODE 77)
   endif()

@@ -20,8 +20,11 @@ out=$(mktemp -d)
 if [ -n "${TRACE_JSON:-}" ]; then
     cp "$TRACE_JSON" "$out/trace.json" # photograph an existing trace instead
 else
+    # The static library needs hwloc too when it was built with it.
+    hwloc=$(sed -n 's/^HWLOC_LIBRARY:FILEPATH=\(.*\)/\1/p' "$build/CMakeCache.txt" 2>/dev/null |
+        grep -v NOTFOUND || true)
     cc -std=c11 -O2 -I"$root/include" "$root/docs/trace-viewer/nqueens_trace.c" \
-        "$build/libworksteal.a" -lpthread -o "$out/nqueens_trace"
+        "$build/libworksteal.a" -lpthread $hwloc -o "$out/nqueens_trace"
     # Rings large enough that no event is dropped up to n = 11 (166926 tasks).
     WS_TRACE="$out/trace.json" WS_TRACE_EVENTS=262144 "$out/nqueens_trace" "$n" "$workers"
 fi
