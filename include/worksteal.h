@@ -50,17 +50,24 @@ typedef struct ws_config {
     unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the online CPUs;
                           at most WS_MAX_WORKERS */
     size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
-    unsigned max_spares; /* spare workers started while tasks block (ws_block_begin); 0: workers */
+    unsigned max_spares; /* spare workers that may run while tasks block (ws_block_begin) or waits
+                            cannot go on; 0: WS_DEFAULT_SPARES; at most WS_MAX_SPARES */
     /* Worker placement: "none", "cores", "compact", "scatter", or a CPU list such as "0-3,8"
      * (docs/topology.md). NULL: $WS_PIN if set and valid, else "none" (threads not pinned). */
     const char *pin;
 } ws_config;
 
 #define WS_MAX_WORKERS 512u
+/* Spares cost nothing until one is needed: its thread and record are made then, and reused.
+ * The default bounds how many waits may be blocked at once before the pool runs out of threads
+ * (docs/scheduler.md, "Waits"). */
+#define WS_DEFAULT_SPARES 256u
+#define WS_MAX_SPARES     4096u
 
-/* Starts a pool of worker threads. Any thread; may block while threads start.
- * Returns 0, EINVAL (workers above WS_MAX_WORKERS, a stack size the system refuses, a pin
- * string that is malformed or names a CPU outside the process's CPU set),
+/* Starts a pool of worker threads. config NULL: every field default. Any thread; may block
+ * while threads start. Returns 0, EINVAL (workers above WS_MAX_WORKERS, max_spares above
+ * WS_MAX_SPARES, a stack size the system refuses, a pin string that is malformed or names a CPU
+ * outside the process's CPU set),
  * ENOMEM, or EAGAIN (a thread could not be created). On error *out is untouched and no thread
  * is left running. */
 WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);

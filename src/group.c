@@ -1,4 +1,4 @@
-/* group.c: groups of jobs, detached submissions, and blocking tasks.
+/* group.c: groups of jobs and detached submissions.
  *
  * Jobs (ws_group_submit, ws_submit) need a heap record each: the submitter does not keep one.
  * From a worker of the same pool a normal job is forked onto the worker's own deque, like a
@@ -19,11 +19,14 @@
  * as for a job that ran: nothing leaks and waits finish) and by jobs that poll
  * ws_group_cancelled. Only group jobs are ever skipped: fork-join inside a job always completes.
  *
- * Blocking tasks. Between ws_block_begin and ws_block_end a task sleeps in the kernel; its
- * worker is lost to the pool meanwhile. ws_block_begin wakes (or starts) a spare worker for
- * each blocked task, up to max_spares; a spare runs the ordinary worker loop and, between two
- * tasks, retires (parks on its own word) once there are more spares awake than blocked tasks.
- * Spare threads are created on first need and reused.
+ *
+ * Waiting. A group wait on a worker of the group's pool runs only the group's own jobs: the
+ * newest item of its own deque when that is one of them, or the oldest item of an injector when
+ * that is one. Anything else stays where it is for others to run: running unrelated work on top
+ * of the waiting frame could make the wait depend on that work (a deadlock when that work waits
+ * for the waiter's own group) and grow the stack without bound (docs/scheduler.md). A wait that
+ * finds none of its jobs to run counts as blocked when it parks, so a spare keeps the pool's P
+ * workers busy meanwhile (spare.c).
  */
 #include "internal.h"
 
@@ -63,11 +66,14 @@ static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
             return 0;
         }
     }
-    int err = ws__pool_admit(pool);
+    /* Two references: the job's, given back when it finishes, and ours, which keeps the pool
+     * alive for the wake-up after the push even if the job finishes first. */
+    int err = ws__pool_admit(pool, 2);
     if (err != 0)
         return err;
     t->flags |= JOB_ADMITTED;
     ws__pool_inject(pool, t);
+    ws__pool_release(pool, 1);
     return 0;
 }
 
@@ -201,63 +207,64 @@ void ws__group_job_done(ws__task *t)
     ws_pool *pool = g->pool;
     bool admitted = (t->flags & JOB_ADMITTED) != 0;
     ws__free(t);
-    /* acq_rel: the release half publishes the job's effects to ws_group_wait's acquire load;
-     * after the last decrement the group may be gone: only its address is used below. */
+    /* acq_rel: the release half publishes the job's effects to ws_group_wait's acquire load
+     * (the acquire half orders the decrements of concurrent jobs); after the last decrement
+     * the group may be gone: only its address is used below. */
     if (ws_fetch_sub_acq_rel(&g->pending, 1) == 1)
         ws__futex_wake(&g->pending, -1);
     if (admitted)
-        ws__pool_release(pool);
+        ws__pool_release(pool, 1);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Waiting                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Worker w, waiting for a group: one task to help with, or NULL. Its own deque first (most
- * likely the group's jobs), except on fairness turns; then, within the nesting limit, external
- * work and steals. *nested tells whether the task counts as nested help. */
-static ws__task *help_task(ws__worker *w, bool *nested)
+static bool is_job_of(ws__task *t, const ws__group *g)
 {
-    ws__task *t;
-    *nested = true;
-    if (ws__fair_turn(w) && (t = ws__help_external(w)) != NULL)
-        return t;
-    t = ws__wdeque_pop(&w->deque);
-    if (t != NULL) {
-        ws__count(w, pops, 1);
-        *nested = false;
-        return t;
-    }
-    if ((t = ws__help_external(w)) != NULL)
-        return t;
-    if (!ws__may_help(w))
-        return NULL;
-    bool more = false;
-    const char *what;
-    return ws__find_elsewhere(w, &more, &what);
+    /* relaxed: t came from this worker's own deque, where this thread pushed it. */
+    uint32_t kind = ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
+    return kind == WS_KIND_GROUP && t->owner == g;
 }
 
-/* Waits until g has no pending job; w (NULL outside a worker of g's pool) helps meanwhile. */
+/* Worker w, waiting for g: one of g's jobs that it can take without touching other work (see
+ * the top of this file), or NULL. */
+static ws__task *own_job(ws__worker *w, ws__group *g)
+{
+    ws__task *t = ws__wdeque_pop(&w->deque);
+    if (t != NULL) {
+        if (is_job_of(t, g)) {
+            ws__count(w, pops, 1);
+            return t;
+        }
+        ws__wdeque_push_size(&w->deque, t); /* not g's: back where it was (no growth) */
+    }
+    ws_pool *pool = w->pool;
+    t = ws__injector_take_owned(&pool->urgent, g);
+    if (t == NULL)
+        t = ws__injector_take_owned(&pool->injector, g);
+    if (t != NULL)
+        ws__count(w, injector_takes, 1);
+    return t;
+}
+
+/* Waits until g has no pending job; w (NULL outside a worker of g's pool) runs g's jobs
+ * meanwhile. */
 static void wait_pending(ws__group *g, ws__worker *w)
 {
-    ws__backoff b = {0};
+    ws__wait wait = {0};
     for (;;) {
         /* acquire: pairs with the release decrement in ws__group_job_done. */
         uint32_t n = ws_load_acquire(&g->pending);
         if (n == 0)
-            return;
-        bool nested = false;
-        ws__task *t = w != NULL ? help_task(w, &nested) : NULL;
-        if (t != NULL) {
-            if (nested)
-                ws__run_helping(w, t, "job");
-            else
-                ws__task_run_taken(w, t, "job");
-            b.round = 0;
-        } else if (ws__backoff_step(&b)) {
+            break;
+        ws__task *t = w != NULL ? own_job(w, g) : NULL;
+        if (t != NULL)
+            ws__task_run_taken(w, t, "job");
+        if (ws__wait_step(w, &wait, t != NULL))
             ws__park_word(w, &g->pending, n);
-        }
     }
+    ws__wait_end(w, &wait);
 }
 
 void ws_group_wait(ws_group *group)
@@ -265,6 +272,10 @@ void ws_group_wait(ws_group *group)
     if (group == NULL)
         ws__contract_violation("ws_group_wait", "NULL group");
     ws__group *g = (ws__group *)group;
+    /* relaxed: only a diagnosis; a live pool's group is waited for below. */
+    if (!ws__pool_alive(g->pool) && ws_load_relaxed(&g->pending) != 0)
+        ws__contract_violation("ws_group_wait", "the group's pool was inherited through fork() "
+                                                "and its jobs run only in the parent");
     ws__worker *w = ws__tls_worker;
     if (w == NULL || w->pool == g->pool) {
         wait_pending(g, w);
@@ -389,98 +400,4 @@ int ws_group_reset(ws_group *group)
     ws_store_relaxed(&g->error, 0);
     ws_store_relaxed(&g->skipped, 0);
     return 0;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Blocking tasks and spare workers                                                          */
-/* ---------------------------------------------------------------------------------------- */
-
-static void *spare_main(void *arg)
-{
-    ws__worker *w = arg;
-    ws_pool *pool = w->pool;
-    for (;;) {
-        /* acquire: pairs with the release store in wake_spare; then the pool's state is ours. */
-        while (ws_load_acquire(&w->spare_state) == 0)
-            ws__futex_wait(&w->spare_state, 0);
-        if (ws_load_acquire(&pool->exit)) /* acquire: pairs with ws_pool_destroy */
-            break;
-        ws__worker_main(w);
-        if (ws_load_acquire(&pool->exit)) /* acquire: as above */
-            break;
-    }
-    return NULL;
-}
-
-bool ws__spare_should_retire(ws__worker *w)
-{
-    ws_pool *pool = w->pool;
-    /* relaxed: a heuristic check between tasks; the lock below decides. */
-    if (ws_load_relaxed(&pool->spares_running) <= ws_load_relaxed(&pool->blocked) ||
-        ws__wdeque_size(&w->deque) != 0)
-        return false;
-    bool retire = false;
-    pthread_mutex_lock(&pool->spare_lock);
-    if (ws_load_relaxed(&pool->spares_running) > ws_load_relaxed(&pool->blocked)) {
-        /* relaxed: under spare_lock, which orders the writers. */
-        ws_store_relaxed(&pool->spares_running, ws_load_relaxed(&pool->spares_running) - 1);
-        ws_store_release(&w->spare_state, 0); /* release: pairs with spare_main's acquire */
-        retire = true;
-    }
-    pthread_mutex_unlock(&pool->spare_lock);
-    return retire;
-}
-
-/* With spare_lock held: wakes a retired spare or starts a new one. False if none can run. */
-static bool wake_spare(ws_pool *pool)
-{
-    for (unsigned i = 0; i < pool->nspares; i++) {
-        ws__worker *s = pool->workers[pool->nworkers + i];
-        if (ws_load_relaxed(&s->spare_state) != 0) /* relaxed: under spare_lock */
-            continue;
-        ws_store_release(&s->spare_state, 1); /* release: pairs with spare_main's acquire */
-        if (s->started) {
-            ws__futex_wake(&s->spare_state, 1);
-        } else if (ws__worker_start(s, spare_main) == 0) {
-            s->started = true;
-            /* release: steal rounds (acquire) may now include this slot and its deque. */
-            if (i + 1 > ws_load_relaxed(&pool->spares_started))
-                ws_store_release(&pool->spares_started, i + 1);
-        } else {
-            ws_store_relaxed(&s->spare_state, 0); /* relaxed: under spare_lock */
-            return false;
-        }
-        return true;
-    }
-    return false;
-}
-
-void ws_block_begin(void)
-{
-    ws__worker *w = ws__tls_worker;
-    if (w == NULL)
-        return;
-    ws_pool *pool = w->pool;
-    /* acq_rel: counted before we look at the spares below. */
-    uint32_t blocked = ws_fetch_add_acq_rel(&pool->blocked, 1) + 1;
-    /* relaxed: a quick check; the lock below decides. */
-    if (ws_load_relaxed(&pool->spares_running) >= blocked || pool->nspares == 0)
-        return;
-    pthread_mutex_lock(&pool->spare_lock);
-    while (ws_load_relaxed(&pool->spares_running) < ws_load_relaxed(&pool->blocked) &&
-           wake_spare(pool)) {
-        /* relaxed: under spare_lock. */
-        ws_store_relaxed(&pool->spares_running, ws_load_relaxed(&pool->spares_running) + 1);
-    }
-    pthread_mutex_unlock(&pool->spare_lock);
-}
-
-void ws_block_end(void)
-{
-    ws__worker *w = ws__tls_worker;
-    if (w == NULL)
-        return;
-    /* release: spares read it (relaxed) to decide to retire; a late retirement only costs a
-     * spare's spin. */
-    ws_fetch_sub_acq_rel(&w->pool->blocked, 1);
 }

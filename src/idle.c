@@ -187,12 +187,6 @@ static void leave_search_busy(ws_pool *pool)
 /* Parking                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static bool pool_exiting(ws_pool *pool)
-{
-    /* acquire: pairs with the release store of exit in ws_pool_destroy. */
-    return ws_load_acquire(&pool->exit) != 0;
-}
-
 /* Leaves the parked state, becoming a searcher again. */
 static void leave_park(ws__idle *idle)
 {
@@ -240,7 +234,7 @@ static ws__task *park(ws__worker *w, const char **what)
          * right after its seq_cst exchange, before the link is visible here), so it will not
          * wake us: do not sleep, yield and look again. */
         ws__thread_yield();
-    } else if (!pool_exiting(pool)) {
+    } else if (!ws__pool_finished(pool)) {
         ws__count(w, parks, 1);
         uint64_t start = pool->trace != NULL ? ws__now_ns() : 0;
         /* acquire: as above; loop over spurious returns of futex_wait. */
@@ -268,7 +262,7 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
             leave_search_busy(pool);
             return t;
         }
-        if (pool_exiting(pool))
+        if (ws__pool_finished(pool))
             break;
         if (!ws__backoff_step(&b))
             continue;

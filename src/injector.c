@@ -60,8 +60,9 @@ bool ws__injector_maybe_nonempty(ws__injector *q)
     return ws_load_seq_cst(&q->tail) != &q->stub;
 }
 
-/* Called with the consumer lock held: the oldest item, or NULL. */
-static ws__task *take_locked(ws__injector *q)
+/* Called with the consumer lock held: the oldest item (if owner is not NULL, only if it belongs
+ * to owner), or NULL. */
+static ws__task *take_locked(ws__injector *q, const void *owner)
 {
     ws__task *stub = &q->stub;
     /* relaxed: head is only written under the consumer lock, which we hold. */
@@ -75,6 +76,8 @@ static ws__task *take_locked(ws__injector *q)
         head = next;
         next = ws_load_acquire(&head->next); /* acquire: as above */
     }
+    if (owner != NULL && head->owner != owner)
+        return NULL; /* head is linked and not returned: its fields are stable */
     if (next != NULL) {
         ws_store_relaxed(&q->head, next); /* relaxed: under the lock */
         return head;
@@ -91,7 +94,7 @@ static ws__task *take_locked(ws__injector *q)
     return head;
 }
 
-ws__task *ws__injector_take(ws__injector *q)
+ws__task *ws__injector_take_owned(ws__injector *q, const void *owner)
 {
     if (!ws__injector_maybe_nonempty(q))
         return NULL;
@@ -99,8 +102,13 @@ ws__task *ws__injector_take(ws__injector *q)
      * head are visible. A busy consumer side means someone is draining: go elsewhere. */
     if (ws_exchange_acq_rel(&q->consumer, 1) != 0)
         return NULL;
-    ws__task *t = take_locked(q);
+    ws__task *t = take_locked(q, owner);
     /* release: hands head over to the next consumer. */
     ws_store_release(&q->consumer, 0);
     return t;
+}
+
+ws__task *ws__injector_take(ws__injector *q)
+{
+    return ws__injector_take_owned(q, NULL);
 }

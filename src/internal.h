@@ -218,10 +218,9 @@ typedef struct ws__worker {
      * are set before the thread starts. */
     alignas(WS_CACHE_LINE) ws_pool *pool;
     unsigned id;
-    uint64_t rng;        /* xorshift state for victim selection */
-    uint32_t picks;      /* scheduling picks, for the every-Nth injector check */
-    uint32_t help_depth; /* nesting of unrelated work run inside waits (bounded) */
-    int64_t max_depth;   /* deepest this deque has been (published to counters on change) */
+    uint64_t rng;      /* xorshift state for victim selection */
+    uint32_t picks;    /* scheduling picks, for the every-Nth injector check */
+    int64_t max_depth; /* deepest this deque has been (published to counters on change) */
     /* max_depth - 1, what join.c's one-comparison test reads on every join; 0 while profiling
      * or tracing, which closes the fast path. Written by the owner (join.c), and to 0 by
      * ws_pool_profile's thread; relaxed either way (see set_slow_mode in profile.c). */
@@ -237,7 +236,8 @@ typedef struct ws__worker {
     const ws__place *place;
     const uint16_t *victims;
     uint16_t level_end[WS_LEVELS];
-    bool started; /* the thread was created (pool.c, under creation only) */
+    bool started; /* the thread was created (pool.c at creation, spare.c under spare_lock) */
+    bool joined;  /* the thread was joined (pool.c, teardown only) */
     bool spare;   /* a spare worker for blocked tasks (group.c) */
     /* Spares only: 1 while the spare works, 0 while retired. Written under pool->spare_lock,
      * read by the spare's thread, which futex-waits on it. */
@@ -263,13 +263,6 @@ ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what);
 /* Worker w is picking work (its loop, or a wait that helps): true on every FAIR_PERIOD-th pick,
  * when the injectors must be looked at first. */
 bool ws__fair_turn(ws__worker *w);
-/* Worker w, waiting: may it run unrelated work (is its helping nested shallowly enough)? */
-bool ws__may_help(const ws__worker *w);
-/* Worker w, waiting: an external task to help with (high priority first), or NULL, also when
- * helping is nested too deep already. */
-ws__task *ws__help_external(ws__worker *w);
-/* Worker w runs t, which it picked while waiting for something else (counts the nesting). */
-void ws__run_helping(ws__worker *w, ws__task *t, const char *what);
 /* Worker w takes one task from injector q, counting it. */
 ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
 /* Worker w steals once from victim v, counting the attempt. */
@@ -321,6 +314,21 @@ typedef struct ws__backoff {
 /* Returns true when the caller should park now (the spin and yield budget is spent). */
 bool ws__backoff_step(ws__backoff *b);
 
+/* ---- waiting for tasks and groups (worker.c) -------------------------------------------- */
+
+/* A wait for a task (join.c) or a group (group.c). Waits run only the work they wait for;
+ * a wait that cannot go on, or that leaves queued external work to others, counts as blocked
+ * (spare.c) until it ends. */
+typedef struct ws__wait {
+    ws__backoff backoff;
+    bool blocked; /* counted in pool->blocked until ws__wait_end */
+} ws__wait;
+/* Worker w (NULL outside a worker) went once round its wait loop; progressed: it ran a task
+ * the wait depends on. True when the caller should park now (it then counts as blocked). */
+bool ws__wait_step(ws__worker *w, ws__wait *s, bool progressed);
+/* The wait is over (w as in ws__wait_step). */
+void ws__wait_end(ws__worker *w, ws__wait *s);
+
 /* ---- tracing (trace.c) ------------------------------------------------------------------ */
 /* WS_TRACE=FILE: every pool records task runs, steals and parks in a ring buffer per worker
  * (oldest events dropped, with a count), and appends them to FILE in the Chrome trace-event JSON
@@ -364,9 +372,13 @@ struct ws__injector {
 void ws__injector_init(ws__injector *q);
 /* Any thread; wait-free. Appends t (FIFO). */
 void ws__injector_push(ws__injector *q, ws__task *t);
-/* Any thread; lock-free (a try-lock: a busy consumer side returns NULL at once). The oldest
- * task, or NULL if empty, busy, or a producer is half-way through a push. */
+/* Any thread; never waits (a try-lock: a busy consumer side returns NULL at once), but not
+ * lock-free: a consumer preempted while it holds the try-lock keeps the others out until it
+ * runs again. The oldest task, or NULL if empty, busy, or a producer is half-way through a
+ * push. */
 ws__task *ws__injector_take(ws__injector *q);
+/* As ws__injector_take, but only if the oldest task's owner is `owner` (a group's jobs). */
+ws__task *ws__injector_take_owned(ws__injector *q, const void *owner);
 /* Any thread. False only if the queue looks empty (a cheap hint: two loads). */
 bool ws__injector_maybe_nonempty(ws__injector *q);
 
@@ -383,11 +395,11 @@ struct ws_pool {
     ws__idle idle;
 
     /* Lifecycle, written by ws_pool_destroy and submitters, read by everyone. */
-    alignas(WS_CACHE_LINE) _Atomic uint32_t stopping; /* destroy began: refuse outsiders */
-    _Atomic uint32_t exit;                            /* workers leave once idle */
-    _Atomic uint64_t pending;        /* external jobs submitted and not yet finished */
-    _Atomic uint32_t drained;        /* futex word destroy waits on while pending > 0 */
-    _Atomic uint32_t blocked;        /* tasks between ws_block_begin and ws_block_end */
+    /* The STOPPING bit and the count of admitted references (pool.c): submitters and
+     * releasers RMW it, destroy sets the bit and futex-waits on it. */
+    alignas(WS_CACHE_LINE) _Atomic uint32_t admitted;
+    _Atomic uint32_t exit;    /* teardown began: workers leave once idle and nothing is blocked */
+    _Atomic uint32_t blocked; /* tasks between ws_block_begin and ws_block_end */
     _Atomic uint32_t spares_running; /* spares working; written under spare_lock */
     _Atomic uint32_t spares_started; /* spare slots with a thread; written under spare_lock */
     pthread_mutex_t spare_lock;      /* guards starting, waking and retiring spares (group.c) */
@@ -396,6 +408,7 @@ struct ws_pool {
     ws__trace *trace;           /* non-NULL when WS_TRACE is set (trace.c) */
     ws__placement *placement;   /* NULL: workers not placed (topology.c) */
     unsigned serial;            /* the pool's number in this process, from 1 (trace pid) */
+    unsigned generation;        /* the process's fork generation at creation (pool.c) */
 };
 
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
@@ -412,22 +425,50 @@ static inline void ws__prof_note_steal(ws__worker *w)
         w->steal_begin_ns = ws__now_ns();
 }
 
-/* The spare workers (for blocking tasks) are workers P..P+nspares-1 of workers[]. */
-#define ws_for_each_worker(pool, w)                                                             \
-    for (ws__worker **w##_it_ = (pool)->workers, *w = *w##_it_;                                 \
-         w##_it_ < (pool)->workers + (pool)->nworkers + (pool)->nspares && ((w = *w##_it_), 1); \
-         w##_it_++)
+/* The spare workers (for blocking tasks) are workers P..P+nspares-1 of workers[]; the loop
+ * visits the P workers and the spare slots made so far. acquire: pairs with the release store
+ * of spares_started in spare.c; the slots below it are made. */
+#define ws_for_each_worker(pool, w)                                                            \
+    for (ws__worker **w##_it_ = (pool)->workers,                                               \
+                    **w##_end_ =                                                               \
+                        w##_it_ + (pool)->nworkers + ws_load_acquire(&(pool)->spares_started), \
+                    *w = NULL;                                                                 \
+         w##_it_ < w##_end_ && ((w = *w##_it_), 1); w##_it_++)
 
-/* Any thread. Counts an external job in (0) or refuses it (ESHUTDOWN) once destroy began,
- * except from the pool's own workers, whose submissions destroy waits for. */
-int ws__pool_admit(ws_pool *pool);
-/* Any thread: an external job counted by ws__pool_admit has finished. */
-void ws__pool_release(ws_pool *pool);
-/* Any thread: queues an external task (admitted already) and wakes a worker. */
+/* Any thread. Counts refs references to pool in (0): each external job holds one until it has
+ * finished, and a caller that touches the pool after queuing work holds one until it is done
+ * with the pool. Refuses (ESHUTDOWN) once destroy began, except from the pool's own workers,
+ * whose submissions destroy waits for; ENOTRECOVERABLE for a pool inherited through fork();
+ * EAGAIN past 2^30 references. */
+int ws__pool_admit(ws_pool *pool, uint32_t refs);
+/* Any thread: gives back refs references. The pool may be freed as soon as this returns, so
+ * it must be the caller's last access to the pool. */
+void ws__pool_release(ws_pool *pool, uint32_t refs);
+/* Any thread holding a reference: queues an external task and wakes a worker. */
 void ws__pool_inject(ws_pool *pool, ws__task *t);
 /* Any thread, while creating w's pool or starting a spare: starts w's thread on fn, pinned
  * where the pool places it, and names it "ws<pool serial>:w<id>" or "ws<serial>:spare<id>". */
 int ws__worker_start(ws__worker *w, void *(*fn)(void *));
+/* Any thread: a new worker record for slot id (spares: spare.c, on first need); NULL if out of
+ * memory. */
+ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare);
+/* False for a pool inherited through fork(): its threads exist only in the parent. */
+bool ws__pool_alive(const ws_pool *pool);
+/* Aborts with the contract message of `function` if pool is NULL. */
+void ws__pool_check(const ws_pool *pool, const char *function);
+/* The default pool for fork-join and loops called from outside a worker, made on first use;
+ * NULL once the process is exiting (its default pool destroyed): the caller runs inline. */
+ws_pool *ws__default_pool_if_live(void);
+/* Any thread but a worker: runs fn(arg) on the default pool and returns true, or returns
+ * false at once when the process is exiting (the caller then runs the work itself, serially). */
+bool ws__run_on_default(ws_fn fn, void *arg);
+
+/* True once the pool's threads may leave: teardown began and no task is blocked (a blocked
+ * task may still push work). seq_cst: see pool_teardown and ws__blocked_leave. */
+static inline bool ws__pool_finished(ws_pool *pool)
+{
+    return ws_load_seq_cst(&pool->exit) != 0 && ws_load_seq_cst(&pool->blocked) == 0;
+}
 
 /* ---- groups, jobs and blocking (group.c) ------------------------------------------------- */
 
@@ -443,8 +484,17 @@ typedef struct ws__group_scope {
 } ws__group_scope;
 ws__group_scope ws__group_enter(ws__task *t, uint32_t kind);
 void ws__group_leave(ws__group_scope scope);
+
+/* ---- blocked tasks and spare workers (spare.c) ------------------------------------------- */
+
 /* Spare w, between tasks: true if it must retire now (more spares awake than blocked tasks). */
 bool ws__spare_should_retire(ws__worker *w);
+/* Worker w is blocked (a task between ws_block_begin and ws_block_end, or a wait that cannot
+ * run the work the pool has): wakes or starts a spare to keep P workers running. May block
+ * briefly on spare_lock. */
+void ws__blocked_enter(ws__worker *w);
+/* Worker w is no longer blocked. */
+void ws__blocked_leave(ws__worker *w);
 
 /* ---- errors (error.c) -------------------------------------------------------------------- */
 

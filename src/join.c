@@ -3,7 +3,7 @@
  * A fork pushes the child's task record, which lives in the forking function's stack frame, on
  * the worker's own deque: no allocation per spawn. The parent goes on; at the join it pops the
  * newest item of its deque. If that is the child, nobody stole it and the parent runs it inline
- * (the fast path: a push, a pop and two counter updates). Otherwise the pop finds the deque
+ * (the fast path: a push, a pop and one counter update). Otherwise the pop finds the deque
  * empty, because a thief took the child, and with it everything older.
  *
  * Waiting for a stolen child (ws__task_wait). The joiner cannot leave its frame, so it helps
@@ -15,9 +15,9 @@
  * is what the space bound S_P <= P * S_1 needs. Stealing arbitrary work here could pile
  * unrelated frames on top of the waiting one without limit. When there is nothing to leapfrog,
  * the joiner spins, yields, and finally parks on the task's state word; the thief wakes it when
- * the child completes. For fairness, every FAIR_PERIOD-th pick of a waiting joiner looks at the
- * injectors first (worker.c), within a nesting limit that keeps its stack bounded.
- * docs/scheduler.md discusses the choice.
+ * the child completes. A join wait never runs external work: a parked joiner, or one that sees
+ * external work queued on a fairness turn, counts as blocked, and a spare runs that work on its
+ * own stack (worker.c, spare.c). docs/scheduler.md discusses the choice.
  *
  * Task completion. The runner of a taken task publishes DONE with a release exchange; the old
  * value tells it whether a waiter parked (WS_TASK_WAITER) and needs a futex wake. The waiter
@@ -66,7 +66,7 @@ static void complete(ws__task *t)
     } else if (kind == WS_KIND_DETACHED) {
         ws_pool *pool = t->owner;
         ws__free(t);
-        ws__pool_release(pool);
+        ws__pool_release(pool, 1);
     } else {
         ws__group_job_done(t);
     }
@@ -146,24 +146,20 @@ static void park_on_task(ws__worker *w, ws__task *t, uint32_t s)
 
 void ws__task_wait(ws__worker *w, ws__task *t)
 {
-    ws__backoff b = {0};
+    ws__wait wait = {0};
     for (;;) {
         /* acquire: pairs with the release exchange in complete; the child's writes are visible
          * once we see DONE. */
         uint32_t s = ws_load_acquire(&t->state);
         if (s == WS_TASK_DONE)
-            return;
-        ws__task *u = NULL;
-        if (w != NULL && ws__fair_turn(w) && (u = ws__help_external(w)) != NULL) {
-            ws__run_helping(w, u, "injected");
-            b.round = 0;
-        } else if (w != NULL && (u = leapfrog(w, t)) != NULL) {
+            break;
+        ws__task *u = w != NULL ? leapfrog(w, t) : NULL;
+        if (u != NULL)
             ws__task_run_taken(w, u, "leapfrog");
-            b.round = 0;
-        } else if (ws__backoff_step(&b)) {
+        if (ws__wait_step(w, &wait, u != NULL))
             park_on_task(w, t, s);
-        }
     }
+    ws__wait_end(w, &wait);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -219,14 +215,12 @@ static inline bool push_task(ws__worker *w, ws__task *t)
     return true;
 }
 
-/* The pop at a join found p instead of the child t. Two cases are legitimate:
- *  - p is newer than t: a job that the parent's code submitted to a group from this worker.
- *    Run it (it is the frame's own work) and pop again.
- *  - p is older than t: t itself was taken already, by a wait on this worker that popped and
- *    ran it (a group wait runs whatever its deque holds: a frame's spawned child, an enclosing
- *    join's child). t is then marked TAKEN or DONE. Put p back for its own frame.
- * Anything else is a task that was never synced. Returns t if it was still there, or NULL if
- * someone else took it (a thief, or this worker's earlier wait). */
+/* The pop at a join found p instead of the child t. One case is legitimate: p is newer than t,
+ * a job that the parent's code submitted to a group from this worker and did not wait for. Run
+ * it (it is the frame's own work) and pop again. Since waits run only their own work (a group
+ * wait pops only its group's jobs), nothing on this worker takes t out from under p: an older p
+ * with t still pending is a task that was never synced. Returns t if it was still there, or
+ * NULL if a thief took it. */
 static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task *p,
                                            const char *function)
 {
@@ -284,8 +278,8 @@ static WS_NOINLINE void join_outside(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     if (a == NULL || b == NULL)
         ws__contract_violation("ws_join", "NULL function");
     struct join_args j = {a, b, a_arg, b_arg};
-    if (ws_pool_run(ws_default_pool(), join_on_pool, &j) != 0) {
-        a(a_arg); /* the default pool is shutting down (exit): run serially, lose nothing */
+    if (!ws__run_on_default(join_on_pool, &j)) {
+        a(a_arg); /* the process is exiting: run serially, lose nothing */
         b(b_arg);
     }
 }
@@ -390,12 +384,13 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
 
 static WS_NOINLINE void spawn_outside(ws__task *t)
 {
-    ws_pool *pool = ws_default_pool();
-    if (ws__pool_admit(pool) != 0) {
-        t->fn(t->arg); /* the default pool is shutting down (exit): run it now */
+    ws_pool *pool = ws__default_pool_if_live();
+    if (pool == NULL || ws__pool_admit(pool, 1) != 0) {
+        t->fn(t->arg); /* the process is exiting: run it now, lose nothing */
         ws_store_relaxed(&t->state, WS_TASK_DONE); /* relaxed: read by this thread only */
         return;
     }
+    /* The reference is ws_sync's: it keeps the pool alive until the sync has waited. */
     t->owner = pool;
     t->flags = SPAWN_EXTERNAL;
     ws__pool_inject(pool, t);
@@ -490,7 +485,7 @@ void ws_sync(ws_task *task)
         join_finish(ws__tls_worker, t, "ws_sync", "spawn");
     } else if (t->flags & SPAWN_EXTERNAL) {
         ws__task_wait(NULL, t);
-        ws__pool_release(t->owner);
+        ws__pool_release(t->owner, 1);
     }
     /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
     ws_store_relaxed(&t->state, WS_TASK_SYNCED);
@@ -509,7 +504,8 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
         fn(arg);
         return 0;
     }
-    int err = ws__pool_admit(pool);
+    /* Our reference keeps the pool alive from the push to our last look at it. */
+    int err = ws__pool_admit(pool, 1);
     if (err != 0)
         return err;
     ws__task t;
@@ -518,10 +514,10 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
     ws__pool_inject(pool, &t);
     /* A worker of another pool cannot help here: it blocks, and says so to its own pool. */
     if (w != NULL)
-        ws_block_begin();
+        ws__blocked_enter(w);
     ws__task_wait(NULL, &t);
     if (w != NULL)
-        ws_block_end();
-    ws__pool_release(pool);
+        ws__blocked_leave(w);
+    ws__pool_release(pool, 1);
     return 0;
 }

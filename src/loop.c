@@ -222,8 +222,8 @@ void ws_parallel_for(size_t begin, size_t end, size_t grain, ws_range_fn body, v
         for_piece_run(&all);
         return;
     }
-    if (ws_pool_run(ws_default_pool(), for_piece_run, &all) != 0) {
-        /* The default pool is shutting down (process exit): run the loop here, in order. */
+    if (!ws__run_on_default(for_piece_run, &all)) {
+        /* The process is exiting, its default pool gone: run the loop here, in order. */
         l.fork = false;
         for_piece_run(&all);
     }
@@ -386,8 +386,8 @@ int ws_parallel_reduce(size_t begin, size_t end, size_t grain, size_t acc_size,
     struct reduce_piece all = {&r, begin, end, height, acc, scratch, false};
     if (height == 0 || ws_worker_id() >= 0) {
         reduce_piece_run(&all);
-    } else if (ws_pool_run(ws_default_pool(), reduce_piece_run, &all) != 0) {
-        /* The default pool is shutting down (process exit): same tree, on this thread. */
+    } else if (!ws__run_on_default(reduce_piece_run, &all)) {
+        /* The process is exiting, its default pool gone: same tree, on this thread. */
         r.fork = false;
         reduce_piece_run(&all);
     }

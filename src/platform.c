@@ -43,6 +43,25 @@ void ws__test_fail_thread_after(long n)
     ws_store_relaxed(&thread_countdown, n); /* relaxed: see above */
 }
 
+static _Atomic(ws__test_hook_fn) test_hook;
+
+_Bool ws__test_set_hook(ws__test_hook_fn fn)
+{
+    ws_store_release(&test_hook, fn); /* release: pairs with the acquire in ws__test_hook_call */
+#ifdef WS_DEBUG
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+void ws__test_hook_call(int site)
+{
+    ws__test_hook_fn fn = ws_load_acquire(&test_hook); /* acquire: see ws__test_set_hook */
+    if (fn != NULL)
+        fn(site);
+}
+
 /* True when the armed countdown reaches this call. */
 static int should_fail(_Atomic long *countdown)
 {

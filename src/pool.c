@@ -4,14 +4,22 @@
  * Lifecycle. ws_pool_create allocates everything, then starts the P worker threads; if any
  * step fails, what was made is unmade (threads stopped and joined) and the error returned.
  * ws_pool_destroy (1) marks the pool stopping, after which outside threads can no longer submit;
- * (2) waits until every external job admitted before has finished, including jobs that running
- * jobs submit meanwhile; (3) sets exit and wakes everyone: a worker leaves once it finds no work
- * anywhere; (4) joins the threads and frees the memory.
+ * (2) waits until every external job admitted before has finished, and every caller still
+ * inside ws_pool_run, ws_sync or a submission has left, including jobs that running jobs submit
+ * meanwhile; (3) sets exit and wakes everyone: a worker leaves once it finds no work anywhere and
+ * no task is blocked (a blocked task may still push work that someone must run, spare.c); (4)
+ * joins the threads, spares last and until none is left, and frees the memory.
  *
- * The admission protocol, (1)-(2) against a submitter, is store-buffering again: a submitter
- * increments pending and then reads stopping; destroy writes stopping and then reads pending;
- * all seq_cst, so either the submitter sees stopping (and backs out), or destroy sees its job
- * (and waits for it).
+ * The admission word, pool->admitted, is one 32-bit futex word: the STOPPING bit and a count of
+ * admitted references (external jobs not yet finished, and callers inside a function that
+ * touches the pool after queuing work). A submitter adds to the count and reads the bit in the
+ * same read-modify-write; destroy sets the bit with another, so the two are ordered in the
+ * word's modification order: either the submitter sees STOPPING and backs out, or destroy sees
+ * its count and waits. The release of a reference is a decrement of that word and is the last
+ * access to the pool: destroy, which waits on the same word, may free the pool as soon as the
+ * count reaches zero, and the releaser's futex wake after it uses only the word's address (a
+ * stray wake-up of whatever lives there later is harmless: futex waiters re-check). A model of
+ * this protocol is tests/model_pool_lifetime.c.
  */
 #include "internal.h"
 
@@ -168,7 +176,7 @@ int ws__worker_start(ws__worker *w, void *(*fn)(void *))
     return ws__thread_start_on(&w->thread, pool->stack_size, cpus, worker_thread, w);
 }
 
-static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
+ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
 {
     ws__worker *w = ws__aligned_alloc(WS_CACHE_LINE, sizeof(ws__worker));
     if (w == NULL)
@@ -180,7 +188,10 @@ static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
     w->pool = pool;
     w->id = id;
     w->spare = spare;
-    ws_store_relaxed(&w->depth_limit, 0u); /* relaxed: before the thread starts */
+    /* relaxed: before the thread starts; a spare made while the pool is profiled starts in the
+     * profiled mode like the others (profile.c). */
+    ws_store_relaxed(&w->profiling, ws_load_relaxed(&pool->profiling));
+    ws__worker_update_depth_limit(w);
     /* Distinct non-zero seeds (xorshift must not start at 0). */
     w->rng = 0x9E3779B97F4A7C15ull * (id + 1) ^ (uintptr_t)w;
     if (w->rng == 0)
@@ -188,24 +199,47 @@ static ws__worker *worker_new(ws_pool *pool, unsigned id, bool spare)
     return w;
 }
 
+/* Joins the spare threads, until none is left: a spare may start another before it leaves
+ * (a task blocked during teardown), so the list is read again under the lock each time. */
+static void join_spares(ws_pool *pool)
+{
+    for (;;) {
+        ws__worker *s = NULL;
+        pthread_mutex_lock(&pool->spare_lock);
+        for (unsigned i = 0; i < pool->nspares && s == NULL; i++) {
+            ws__worker *c = pool->workers[pool->nworkers + i];
+            if (c != NULL && c->started && !c->joined)
+                s = c;
+        }
+        if (s != NULL) {
+            ws_store_release(&s->spare_state, 1); /* release: pairs with spare_main's acquire */
+            ws__futex_wake(&s->spare_state, 1);
+        }
+        pthread_mutex_unlock(&pool->spare_lock);
+        if (s == NULL)
+            return;
+        ws__thread_join(s->thread);
+        s->joined = true;
+    }
+}
+
 /* Stops and joins every started thread, frees everything. For destroy and failed creates. */
 static void pool_teardown(ws_pool *pool)
 {
-    /* release: pairs with the acquire loads of exit in the worker loop and spares. */
-    ws_store_release(&pool->exit, 1);
+    /* seq_cst: against ws__blocked_leave's decrement and load of exit, and the idle workers'
+     * loads of exit then blocked (ws__pool_finished): whoever comes last in the total order
+     * sees both, so the last blocked task out wakes the idle workers or they see it gone. */
+    ws_store_seq_cst(&pool->exit, 1);
     ws__idle_wake_all(pool);
-    unsigned total = pool->nworkers + pool->nspares;
-    for (unsigned i = 0; i < total && pool->workers != NULL; i++) {
+    for (unsigned i = 0; i < pool->nworkers && pool->workers != NULL; i++) {
         ws__worker *w = pool->workers[i];
-        if (w == NULL || !w->started)
-            continue;
-        if (w->spare) {
-            ws_store_release(&w->spare_state, 1); /* release: the spare sees exit */
-            ws__futex_wake(&w->spare_state, 1);
-        }
-        ws__thread_join(w->thread);
+        if (w != NULL && w->started)
+            ws__thread_join(w->thread);
     }
+    if (pool->workers != NULL)
+        join_spares(pool);
     ws__trace_pool_finish(pool);
+    unsigned total = pool->nworkers + pool->nspares;
     for (unsigned i = 0; i < total && pool->workers != NULL; i++) {
         ws__worker *w = pool->workers[i];
         if (w == NULL)
@@ -231,22 +265,32 @@ static int pool_start_workers(ws_pool *pool)
     return 0;
 }
 
+/* The default pool (see "The default pool" below). */
+static ws_pool *_Atomic default_pool;
+static void inherited_pool_free(ws_pool *pool);
+
 /* Pools created in this process so far: a pool's serial number names it in traces. */
 static _Atomic unsigned pool_serials;
+/* Bumped in the child of every fork(): pools made before belong to the parent (see below). */
+static _Atomic unsigned fork_generation;
+
+static void register_fork_handlers(void);
 
 int ws_pool_create(ws_pool **out, const ws_config *config)
 {
+    static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
     if (out == NULL)
         return EINVAL;
+    pthread_once(&fork_handlers_once, register_fork_handlers);
     ws_config cfg = {0};
     if (config != NULL)
         cfg = *config;
     unsigned n = cfg.workers != 0 ? cfg.workers : default_workers();
     size_t stack = cfg.stack_size != 0 ? cfg.stack_size : default_stack_size();
     if (n > WS_MAX_WORKERS || stack < MIN_STACK_SIZE || stack > MAX_STACK_SIZE ||
-        cfg.max_spares > WS_MAX_WORKERS)
+        cfg.max_spares > WS_MAX_SPARES)
         return EINVAL;
-    unsigned spares = cfg.max_spares != 0 ? cfg.max_spares : n;
+    unsigned spares = cfg.max_spares != 0 ? cfg.max_spares : WS_DEFAULT_SPARES;
 
     ws_pool *pool = ws__aligned_alloc(WS_CACHE_LINE, sizeof(ws_pool));
     if (pool == NULL)
@@ -258,12 +302,15 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     pool->nworkers = n;
     pool->nspares = spares;
     pool->stack_size = stack;
+    /* relaxed: before the pool is shared. */
+    pool->generation = ws_load_relaxed(&fork_generation);
     ws__injector_init(&pool->urgent);
     ws__injector_init(&pool->injector);
     int err = ENOMEM;
+    /* Spare records are made when a spare is first needed (spare.c): only their slots here. */
     pool->workers = ws__calloc(n + spares, sizeof(ws__worker *));
-    for (unsigned i = 0; pool->workers != NULL && i < n + spares; i++) {
-        pool->workers[i] = worker_new(pool, i, i >= n);
+    for (unsigned i = 0; pool->workers != NULL && i < n; i++) {
+        pool->workers[i] = ws__worker_new(pool, i, false);
         if (pool->workers[i] == NULL)
             goto fail;
     }
@@ -276,7 +323,7 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     if (err != 0)
         goto fail;
     if (pool->trace != NULL) {
-        for (unsigned i = 0; i < n + spares; i++)
+        for (unsigned i = 0; i < n; i++)
             ws__worker_update_depth_limit(pool->workers[i]);
     }
     err = pool_start_workers(pool);
@@ -295,6 +342,35 @@ static bool stats_env_on(void)
     return env != NULL && *env != '\0' && strcmp(env, "0") != 0;
 }
 
+/* The admission word (see the top of this file). */
+#define ADMIT_STOPPING (1u << 31)
+#define ADMIT_LIMIT    (1u << 30) /* references at once; beyond, submissions get EAGAIN */
+
+/* Sets STOPPING and waits until no admitted reference is left. */
+static void wait_admitted_gone(ws_pool *pool)
+{
+    /* acq_rel: ordered against every admission's RMW on the same word (see the top). */
+    uint32_t v = ws_fetch_or_acq_rel(&pool->admitted, ADMIT_STOPPING) | ADMIT_STOPPING;
+    while (v != ADMIT_STOPPING) {
+        ws__futex_wait(&pool->admitted, v);
+        /* acquire: pairs with the release half of the decrements in ws__pool_release: what
+         * the jobs and callers did is visible, and they touch the pool no more. */
+        v = ws_load_acquire(&pool->admitted);
+    }
+}
+
+static void pool_destroy(ws_pool *pool)
+{
+    if (!ws__pool_alive(pool)) {
+        inherited_pool_free(pool);
+        return;
+    }
+    wait_admitted_gone(pool);
+    if (stats_env_on())
+        ws__stats_report(pool);
+    pool_teardown(pool);
+}
+
 void ws_pool_destroy(ws_pool *pool)
 {
     if (pool == NULL)
@@ -302,100 +378,209 @@ void ws_pool_destroy(ws_pool *pool)
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == pool)
         ws__contract_violation("ws_pool_destroy", "called from a task of the pool itself");
-    /* seq_cst: the admission protocol (see the top of this file). */
-    ws_store_seq_cst(&pool->stopping, 1);
-    for (;;) {
-        /* acquire: pairs with the release bump in ws__pool_release. */
-        uint32_t d = ws_load_acquire(&pool->drained);
-        if (ws_load_seq_cst(&pool->pending) == 0) /* seq_cst: the admission protocol */
-            break;
-        ws__futex_wait(&pool->drained, d);
-    }
-    if (stats_env_on())
-        ws__stats_report(pool);
-    pool_teardown(pool);
+    if (pool == ws_load_relaxed(&default_pool)) /* relaxed: only compared */
+        ws__contract_violation("ws_pool_destroy", "the default pool is destroyed at exit, "
+                                                  "not by the caller");
+    pool_destroy(pool);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* External work                                                                             */
 /* ---------------------------------------------------------------------------------------- */
 
-int ws__pool_admit(ws_pool *pool)
+int ws__pool_admit(ws_pool *pool, uint32_t refs)
 {
-    /* seq_cst: the admission protocol (see the top of this file). */
-    ws_fetch_add_seq_cst(&pool->pending, 1);
-    if (ws_load_seq_cst(&pool->stopping) != 0) {
+    if (!ws__pool_alive(pool))
+        return ENOTRECOVERABLE;
+    /* acq_rel: the admission protocol (see the top of this file). */
+    uint32_t old = ws_fetch_add_acq_rel(&pool->admitted, refs);
+    ws_test_hook(WS_HOOK_ADMITTED);
+    if (old & ADMIT_STOPPING) {
         ws__worker *w = ws__tls_worker;
         if (w == NULL || w->pool != pool) {
-            ws__pool_release(pool);
+            ws__pool_release(pool, refs);
             return ESHUTDOWN;
         }
+    }
+    if ((old & ~ADMIT_STOPPING) >= ADMIT_LIMIT) {
+        ws__pool_release(pool, refs);
+        return EAGAIN;
     }
     return 0;
 }
 
-void ws__pool_release(ws_pool *pool)
+void ws__pool_release(ws_pool *pool, uint32_t refs)
 {
-    /* seq_cst: the admission protocol; the last job out wakes a waiting destroy. */
-    if (ws_fetch_sub_seq_cst(&pool->pending, 1) == 1 && ws_load_seq_cst(&pool->stopping) != 0) {
-        ws_fetch_add_release(&pool->drained, 1); /* release: pairs with destroy's acquire */
-        ws__futex_wake(&pool->drained, -1);
-    }
+    /* acq_rel: the release half hands our accesses to the pool over to destroy's acquire
+     * load; after this decrement the pool may be freed: only its address is used below. */
+    uint32_t old = ws_fetch_sub_acq_rel(&pool->admitted, refs);
+    ws_test_hook(WS_HOOK_RELEASED);
+    if (old == (ADMIT_STOPPING | refs))
+        ws__futex_wake(&pool->admitted, -1);
 }
 
 void ws__pool_inject(ws_pool *pool, ws__task *t)
 {
     ws__injector_push((t->flags & WS_HIGH_PRIORITY) ? &pool->urgent : &pool->injector, t);
+    ws_test_hook(WS_HOOK_INJECTED);
     ws__idle_notify_after_rmw(pool);
+}
+
+static const ws_pool *checked(const ws_pool *pool, const char *function)
+{
+    if (pool == NULL)
+        ws__contract_violation(function, "NULL pool");
+    return pool;
 }
 
 unsigned ws_pool_workers(const ws_pool *pool)
 {
-    return pool->nworkers;
+    return checked(pool, "ws_pool_workers")->nworkers;
 }
 
 unsigned ws_pool_threads(const ws_pool *pool)
 {
+    pool = checked(pool, "ws_pool_threads");
     return pool->nworkers + pool->nspares;
+}
+
+void ws__pool_check(const ws_pool *pool, const char *function)
+{
+    (void)checked(pool, function);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* fork()                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A child of fork() has only the thread that forked: the pools it inherited have no workers.
+ * The child handler bumps fork_generation, which marks every inherited pool dead (the
+ * functions that would queue work on one return ENOTRECOVERABLE, and ws_pool_destroy only
+ * frees its memory), and forgets the default pool, which is made again on first use. The
+ * prepare handler takes default_lock so that no fork happens while another thread holds it;
+ * the child's copy is then released, not inherited locked. Per-pool locks are not taken: an
+ * inherited pool is never used in the child. */
+
+bool ws__pool_alive(const ws_pool *pool)
+{
+    /* relaxed: bumped only in a child, by its only thread, before anything else runs there. */
+    return pool->generation == ws_load_relaxed(&fork_generation);
+}
+
+/* Frees an inherited pool's memory in a child process; its threads exist only in the parent. */
+static void inherited_pool_free(ws_pool *pool)
+{
+    unsigned total = pool->nworkers + pool->nspares;
+    for (unsigned i = 0; i < total; i++) {
+        ws__worker *w = pool->workers[i];
+        if (w != NULL) {
+            ws__wdeque_destroy(&w->deque);
+            ws__free(w);
+        }
+    }
+    ws__free(pool->workers);
+    ws__free(pool);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* The default pool                                                                          */
 /* ---------------------------------------------------------------------------------------- */
 
-static ws_pool *_Atomic default_pool;
+/* The default pool is made on first use and destroyed by an atexit handler. After that
+ * handler ran, fork-join and loops called from outside a worker run inline on the caller
+ * (ws__default_pool_if_live returns NULL), and an explicit ws_default_pool() makes a new pool
+ * and registers its destruction again: no thread is left running either way. */
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool default_registered; /* an atexit handler is pending; under default_lock */
+static bool exit_began;         /* the handler ran; under default_lock */
 
 static void destroy_default_pool(void)
 {
-    /* acq_rel: takes the pool away from later ws_default_pool calls. */
-    ws_pool *pool = ws_exchange_acq_rel(&default_pool, NULL);
+    pthread_mutex_lock(&default_lock);
+    /* relaxed: under default_lock; readers outside it only compare or re-check under it. */
+    ws_pool *pool = ws_load_relaxed(&default_pool);
+    ws_store_relaxed(&default_pool, NULL);
+    default_registered = false;
+    exit_began = true;
+    pthread_mutex_unlock(&default_lock);
     ws__worker *w = ws__tls_worker;
     if (pool == NULL || (w != NULL && w->pool == pool))
         return; /* exit() called from one of its tasks: it cannot wait for itself */
-    ws_pool_destroy(pool);
+    pool_destroy(pool);
+}
+
+/* With default_lock held: makes the default pool (aborting if it cannot) and registers its
+ * destruction at exit. */
+static ws_pool *default_pool_make(void)
+{
+    ws_pool *pool;
+    int err = ws_pool_create(&pool, NULL);
+    if (err != 0) {
+        fprintf(stderr, "worksteal: ws_default_pool: cannot create the default pool: %s\n",
+                ws_strerror(err));
+        abort();
+    }
+    ws_store_release(&default_pool, pool); /* release: publishes the made pool */
+    if (!default_registered)
+        default_registered = atexit(destroy_default_pool) == 0;
+    return pool;
 }
 
 ws_pool *ws_default_pool(void)
 {
-    /* acquire: pairs with the release store below; the pool is fully made. */
+    /* acquire: pairs with the release store in default_pool_make; the pool is fully made. */
     ws_pool *pool = ws_load_acquire(&default_pool);
     if (WS_LIKELY(pool != NULL))
         return pool;
     pthread_mutex_lock(&default_lock);
     pool = ws_load_relaxed(&default_pool); /* relaxed: under default_lock */
-    if (pool == NULL) {
-        static bool registered;
-        int err = ws_pool_create(&pool, NULL);
-        if (err != 0) {
-            fprintf(stderr, "worksteal: ws_default_pool: cannot create the default pool: %s\n",
-                    ws_strerror(err));
-            abort();
-        }
-        ws_store_release(&default_pool, pool); /* release: publishes the made pool */
-        if (!registered)
-            registered = atexit(destroy_default_pool) == 0;
-    }
+    if (pool == NULL)
+        pool = default_pool_make();
     pthread_mutex_unlock(&default_lock);
     return pool;
+}
+
+ws_pool *ws__default_pool_if_live(void)
+{
+    ws_pool *pool = ws_load_acquire(&default_pool); /* acquire: as in ws_default_pool */
+    if (WS_LIKELY(pool != NULL))
+        return pool;
+    pthread_mutex_lock(&default_lock);
+    pool = ws_load_relaxed(&default_pool); /* relaxed: under default_lock */
+    if (pool == NULL && !exit_began)
+        pool = default_pool_make();
+    pthread_mutex_unlock(&default_lock);
+    return pool;
+}
+
+bool ws__run_on_default(ws_fn fn, void *arg)
+{
+    ws_pool *pool = ws__default_pool_if_live();
+    return pool != NULL && ws_pool_run(pool, fn, arg) == 0;
+}
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&default_lock);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&default_lock);
+}
+
+static void atfork_child(void)
+{
+    /* relaxed: the child has one thread. */
+    ws_fetch_add_relaxed(&fork_generation, 1);
+    ws_store_relaxed(&default_pool, NULL);
+    ws__tls_worker = NULL; /* a task that forked: the child's thread is no worker */
+    pthread_mutex_unlock(&default_lock);
+}
+
+static void register_fork_handlers(void)
+{
+    if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) != 0)
+        fprintf(stderr, "worksteal: pthread_atfork failed: pools will not work in children of "
+                        "fork()\n");
 }

@@ -29,6 +29,9 @@ static void worker_stats(ws__worker *w, ws_stats *out)
 
 void ws_pool_stats(ws_pool *pool, ws_stats *out)
 {
+    ws__pool_check(pool, "ws_pool_stats");
+    if (out == NULL)
+        ws__contract_violation("ws_pool_stats", "NULL out");
     memset(out, 0, sizeof *out);
     ws_for_each_worker (pool, w) {
         ws_stats one;

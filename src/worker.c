@@ -23,10 +23,6 @@ _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
  * loops of regular period; an empty injector costs two loads to look at. */
 enum { FAIR_PERIOD = 31 };
 
-/* Unrelated work run inside a wait adds its frames to the waiting one's stack; past this many
- * nested levels a waiting worker helps only with work its wait depends on. */
-enum { HELP_DEPTH_LIMIT = 8 };
-
 static inline uint32_t next_random(ws__worker *w)
 {
     /* xorshift64: enough to spread victims; each worker has its own state. */
@@ -141,24 +137,36 @@ bool ws__fair_turn(ws__worker *w)
     return ++w->picks % FAIR_PERIOD == 0;
 }
 
-bool ws__may_help(const ws__worker *w)
+/* Worker w's wait counts as blocked from now until it ends: a spare will run what the wait may
+ * not (external work, other waits' work). */
+static void wait_block(ws__worker *w, ws__wait *s)
 {
-    return w->help_depth < HELP_DEPTH_LIMIT;
+    s->blocked = true;
+    ws__blocked_enter(w);
 }
 
-ws__task *ws__help_external(ws__worker *w)
+bool ws__wait_step(ws__worker *w, ws__wait *s, bool progressed)
 {
-    if (!ws__may_help(w))
-        return NULL;
-    ws__task *t = ws__take_injected(w, &w->pool->urgent);
-    return t != NULL ? t : ws__take_injected(w, &w->pool->injector);
+    /* Fairness: a wait never runs external work itself (docs/scheduler.md), but on the turns
+     * when the worker loop would look at the injectors, queued external work makes the wait
+     * count as blocked, so that a spare starts it as soon as the worker loop would have. */
+    if (w != NULL && !s->blocked && ws__fair_turn(w) && external_work_left(w->pool))
+        wait_block(w, s);
+    if (progressed) {
+        s->backoff.round = 0;
+        return false;
+    }
+    if (!ws__backoff_step(&s->backoff))
+        return false;
+    if (w != NULL && !s->blocked)
+        wait_block(w, s); /* about to park: someone else must keep the pool going */
+    return true;
 }
 
-void ws__run_helping(ws__worker *w, ws__task *t, const char *what)
+void ws__wait_end(ws__worker *w, ws__wait *s)
 {
-    w->help_depth++;
-    ws__task_run_taken(w, t, what);
-    w->help_depth--;
+    if (s->blocked)
+        ws__blocked_leave(w);
 }
 
 ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)

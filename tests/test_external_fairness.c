@@ -1,29 +1,37 @@
 /* test_external_fairness: an external job is not starved by workers busy with local work.
  *
  * usage: test_external_fairness WORKERS MODE
- *   wait      every worker runs a job that pushed thousands of short jobs on its own deque
+ *   wait      every worker runs a job that pushed hundreds of short jobs on its own deque
  *             (ws_group_submit from the worker) and waits for them (ws_group_wait, which pops
- *             its own deque). An external job submitted then must start within a bounded number
- *             of pickups: the short jobs that the worker which ran it started between the moment
- *             ws_submit returned and the moment the external job started must be at most 64
- *             (every 31st pick looks at the injectors, so about 31 is the expected worst case).
- *             Counted per worker, because a worker descheduled between taking the external job
- *             and starting it (more threads than cores, or other programs) lets the others go
- *             on picking: a global count measured the operating system, not the scheduler. The
+ *             its group's jobs from its own deque). An external job submitted then must start
+ *             within a bounded number of pickups. A wait never runs external work itself: on
+ *             the turns when the worker loop would look at the injectors (every 31st pick) it
+ *             counts as blocked, and a spare starts the external job. So the job runs on a
+ *             spare, or on a worker that started at most 64 short jobs between the moment
+ *             ws_submit returned and the moment the external job started. Counted per thread,
+ *             because a thread descheduled between taking the external job and starting it
+ *             (more threads than cores, or other programs) lets the others go on picking: a
+ *             global count measured the operating system, not the scheduler. For the same
+ *             reason each short job lasts about 0.1 ms, so that a spare woken by the
+ *             scheduler is run by the operating system long before the backlogs drain. The
  *             global count is printed too. Several trials.
  *   loop      the same, but the jobs return after pushing theirs, so the short jobs are popped
  *             by the worker loop itself.
  *   joinwait  (2+ workers) a job's ws_join child is stolen; it pushes short jobs on the
  *             thief's deque and holds the thief until an external job has started, while every
  *             other worker is busy. The joiner, leapfrogging those jobs while it waits at the
- *             join, must run the external job itself within 64 pickups.
+ *             join, never runs the external job on top of its waiting frame: within 64 pickups
+ *             its wait counts as blocked and a spare runs the external job.
  *   join      (1 worker) a job makes thousands of ws_join calls that never have to wait (the
  *             child is always popped back): no unrelated work may run inside them, so an
  *             external job submitted meanwhile starts only after that job returned.
  */
 #include "test_external_util.h"
 
-enum { TRIALS = 5 };
+enum {
+    TRIALS = 5,
+    SHORT_JOB_BURN = 60000, /* about 0.1 ms (see mode wait) */
+};
 
 static atomic_ullong short_started;       /* short jobs started, all workers */
 static atomic_ullong short_by_worker[64]; /* short jobs started, per worker id */
@@ -35,7 +43,7 @@ static void short_fn(void *arg)
     int id = ws_worker_id();
     if (id >= 0 && id < 64)
         atomic_fetch_add(&short_by_worker[id], 1);
-    (void)ext_burn(300);
+    (void)ext_burn(SHORT_JOB_BURN);
 }
 
 /* ---- wait and loop ----------------------------------------------------------------------- */
@@ -84,7 +92,7 @@ static void x_fn(void *arg)
 
 static void mode_backlog(unsigned workers, int wait)
 {
-    unsigned per_worker = (unsigned)test_scaled(4000, 1000);
+    unsigned per_worker = (unsigned)test_scaled(600, 300);
     long long bound = 64;
     long long worst = 0;
     ASSERT(workers <= 64);
@@ -202,7 +210,7 @@ static void mode_joinwait(unsigned workers)
         memset(&r, 0, sizeof r);
         ext_gate_init(&r.busy);
         r.pool = ext_pool(workers, 0);
-        r.per_child = (unsigned)test_scaled(4000, 1000);
+        r.per_child = (unsigned)test_scaled(600, 300);
         ws_group_init(&r.group, r.pool);
         atomic_store(&short_started, 0);
         /* Occupy all workers but two: the joiner and the thief. */
@@ -223,7 +231,7 @@ static void mode_joinwait(unsigned workers)
                trial, workers, r.joiner_worker, r.child_worker, r.x_worker, waited, r.x_seen,
                r.per_child);
         ASSERT_NE(r.joiner_worker, r.child_worker);
-        ASSERT_EQ(r.x_worker, r.joiner_worker);
+        ASSERT_GE(r.x_worker, (int)workers); /* a spare, not the waiting joiner */
         ASSERT_LE(waited, 64);
         ASSERT_LT(r.x_seen, r.per_child);
     }
