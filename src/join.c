@@ -386,6 +386,7 @@ static WS_NOINLINE void spawn_outside(ws__task *t)
 {
     ws_pool *pool = ws__default_pool_if_live();
     if (pool == NULL || ws__pool_admit(pool, 1) != 0) {
+        t->flags = 0;
         t->fn(t->arg); /* the process is exiting: run it now, lose nothing */
         ws_store_relaxed(&t->state, WS_TASK_DONE); /* relaxed: read by this thread only */
         return;

@@ -48,7 +48,7 @@ static _Atomic(ws__test_hook_fn) test_hook;
 _Bool ws__test_set_hook(ws__test_hook_fn fn)
 {
     ws_store_release(&test_hook, fn); /* release: pairs with the acquire in ws__test_hook_call */
-#ifdef WS_DEBUG
+#ifdef WS_TEST_HOOKS
     return 1;
 #else
     return 0;

@@ -131,9 +131,9 @@ void ws__free(void *p);
 void ws__test_fail_alloc_after(long n);
 void ws__test_fail_thread_after(long n);
 
-/* Test hooks at the windows of the lifetime protocols (pool.c): in Debug builds (WS_DEBUG) each
- * site calls the function a test installed, which may sleep there to widen the window; in other
- * builds the sites compile to nothing. */
+/* Test hooks at the windows of the lifetime protocols (pool.c): in Debug and sanitizer builds
+ * (WS_TEST_HOOKS) each site calls the function a test installed, which may sleep there to widen
+ * the window; in release builds the sites compile to nothing. */
 enum {
     WS_HOOK_ADMITTED, /* a submitter's reference was just counted */
     WS_HOOK_INJECTED, /* an external task was just queued, before the wake-up */
@@ -143,7 +143,7 @@ typedef void (*ws__test_hook_fn)(int site);
 /* Installs fn (NULL: none). Returns false in builds without hooks. Any thread. */
 _Bool ws__test_set_hook(ws__test_hook_fn fn);
 void ws__test_hook_call(int site);
-#ifdef WS_DEBUG
+#ifdef WS_TEST_HOOKS
 #define ws_test_hook(site) ws__test_hook_call(site)
 #else
 #define ws_test_hook(site) ((void)0)

@@ -1,0 +1,18 @@
+# Waits, lifetimes and teardown (label: life): each test reproduces one way a correct program
+# used to hang or crash, described in the test's opening comment.
+
+foreach(p 1 2 4)
+  ws_add_test(test_life_waits SOURCES test_life_waits.c TIMEOUT 120 LABELS life
+              ARGS ${p} acyclic)
+endforeach()
+foreach(p 1 2)
+  ws_add_test(test_life_waits SOURCES test_life_waits.c TIMEOUT 180 LABELS life
+              ARGS ${p} siblings)
+endforeach()
+ws_add_test(test_life_lifetime SOURCES test_life_lifetime.c TIMEOUT 120 LABELS life)
+ws_add_test(test_life_teardown SOURCES test_life_teardown.c TIMEOUT 120 LABELS life)
+# ThreadSanitizer kills a child of a multi-threaded fork that starts threads unless told not to;
+# starting threads there is what this test checks.
+ws_add_test(test_life_fork SOURCES test_life_fork.c TIMEOUT 180 LABELS life
+            ENV "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 die_after_fork=0")
+ws_add_test(test_life_exit SOURCES test_life_exit.c TIMEOUT 120 LABELS life)
