@@ -38,6 +38,59 @@ enum {
     SPAWN_PROFILED = 1u << 10, /* t->owner is a ws__prof_slot: ws_sync merges and frees it */
 };
 
+/* ---------------------------------------------------------------------------------------- */
+/* Exceptions                                                                                */
+/* ---------------------------------------------------------------------------------------- */
+
+/* C++ callers may throw through ws_join; the library is built with -fexceptions, so these
+ * cleanups run while such an exception unwinds our frames (docs/api.md, "Exceptions").
+ *  - While a() runs, the child b is on the deque, its record in this frame. If a() throws, the
+ *    cleanup takes the child back before the frame goes: popped, it is dropped unrun (as in the
+ *    serial program, where b would not run after a threw); stolen, it is waited for. Nothing is
+ *    left on the deque, and the exception goes on to the caller.
+ *  - An exception escaping a task that a worker took from elsewhere has nowhere to go (the
+ *    thread that submitted it is not on this stack): the process aborts with one line.
+ * On the normal path each guard is disarmed before its scope ends and the compiler drops the
+ * cleanup call: the fast path pays nothing (bench/join-instructions.sh). */
+typedef struct unwind_guard {
+    ws__task *task; /* NULL: disarmed */
+} unwind_guard;
+
+static void join_abandon(ws__task *t);
+
+static inline void join_unwind(unwind_guard *g)
+{
+    if (WS_UNLIKELY(g->task != NULL))
+        join_abandon(g->task);
+}
+
+static WS_COLD void task_escaped(void)
+{
+    ws__contract_violation("a task run by a worker",
+                           "an exception escaped it (catch it inside the task; worksteal.hpp "
+                           "does that for C++ tasks)");
+}
+
+static inline void task_unwind(unwind_guard *g)
+{
+    if (WS_UNLIKELY(g->task != NULL))
+        task_escaped();
+}
+
+#if defined(__GNUC__)
+#define WS_UNWIND_GUARD(fn) __attribute__((cleanup(fn)))
+#else
+#define WS_UNWIND_GUARD(fn)
+#endif
+
+/* Runs `call` with child t on the deque, taking t back if `call` throws. */
+#define JOIN_GUARDED(t, call)                                          \
+    do {                                                               \
+        unwind_guard join_guard_ WS_UNWIND_GUARD(join_unwind) = {(t)}; \
+        call;                                                          \
+        join_guard_.task = NULL;                                       \
+    } while (0)
+
 static inline void task_init(ws__task *t, ws_fn fn, void *arg)
 {
     t->fn = fn;
@@ -110,8 +163,11 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
         ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__task *saved = spawn_top;
     ws__group_scope scope = ws__group_enter(t, kind); /* cancelled group jobs are skipped */
-    if (scope.run)
+    if (scope.run) {
+        unwind_guard guard WS_UNWIND_GUARD(task_unwind) = {t};
         run_child(w, t, what);
+        guard.task = NULL;
+    }
     ws__group_leave(scope);
     if (WS_UNLIKELY(spawn_top != saved))
         ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
@@ -257,6 +313,15 @@ static bool join_finish(ws__worker *w, ws__task *t, const char *function, const 
     return true;
 }
 
+/* An exception is unwinding the frame of a join whose child t is still pushed (see
+ * "Exceptions"): take t back unrun, or wait for its thief. */
+static WS_COLD void join_abandon(ws__task *t)
+{
+    ws__worker *w = ws__tls_worker;
+    if (pop_past_jobs(w, t, ws__wdeque_pop(&w->deque), "ws_join") != t)
+        ws__task_wait(w, t);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* ws_join                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
@@ -298,12 +363,8 @@ static void join_instrumented(ws__worker *w, ws_fn a, void *a_arg, ws__task *t)
         t->owner = &sb;
     }
     bool pushed = push_task(w, t);
-    if (profiled)
-        ws__prof_run_child(a, a_arg, &sa);
-    else if (w->pool->trace != NULL)
-        run_traced(w, "join", a, a_arg);
-    else
-        a(a_arg);
+    JOIN_GUARDED(pushed ? t : NULL, if (profiled) ws__prof_run_child(a, a_arg, &sa);
+                 else if (w->pool->trace != NULL) run_traced(w, "join", a, a_arg); else a(a_arg));
     bool stolen = false;
     if (pushed)
         stolen = join_finish(w, t, "ws_join", "join");
@@ -331,7 +392,7 @@ static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn 
         b(b_arg);
         return;
     }
-    a(a_arg);
+    JOIN_GUARDED(&t, a(a_arg));
     join_finish(w, &t, "ws_join", "join");
 }
 
@@ -360,7 +421,7 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     ws__task t;
     task_init(&t, b, b_arg);
     ws__wdeque_push_fitting(&w->deque, &t, bottom);
-    a(a_arg);
+    JOIN_GUARDED(&t, a(a_arg));
     w = ws__tls_worker;
     ws__task *p = ws__wdeque_pop(&w->deque);
     if (WS_LIKELY(p == &t)) {

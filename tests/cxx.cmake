@@ -34,6 +34,18 @@ if(CMAKE_CXX_COMPILER)
     set_tests_properties(test_cxx_api_clang PROPERTIES TIMEOUT 300 LABELS "api;cxx"
                                                        SKIP_RETURN_CODE 77)
   endif()
+
+  # Exceptions thrown through ws_join (tests/test_life_exceptions.cpp).
+  add_executable(test_life_exceptions test_life_exceptions.cpp)
+  set_target_properties(test_life_exceptions PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON)
+  target_compile_options(test_life_exceptions PRIVATE -Wall -Wextra
+                         $<$<BOOL:${WS_WERROR}>:-Werror>)
+  target_link_libraries(test_life_exceptions PRIVATE worksteal_static)
+  foreach(args "caught;1" "caught;2" "escaped")
+    string(REPLACE ";" "_" suffix "${args}")
+    add_test(NAME test_life_exceptions_${suffix} COMMAND test_life_exceptions ${args})
+    set_tests_properties(test_life_exceptions_${suffix} PROPERTIES TIMEOUT 120 LABELS life)
+  endforeach()
 else()
   message(STATUS "No C++ compiler: the C++ tests are not built")
 endif()
