@@ -4,10 +4,10 @@
  * compiles as C11 and as C++. Every public name starts with ws_ or WS_.
  *
  * Errors. Functions that can fail at run time return 0 or a positive errno code (EINVAL,
- * ENOMEM, EAGAIN, ESHUTDOWN, EBUSY, ECANCELED, ETIMEDOUT) and leave nothing half-made: if a
- * submit fails, its function never runs. A contract violation that would corrupt state (a NULL
- * function, syncing a task twice or out of order) prints one line on stderr naming the function,
- * then aborts.
+ * ENOMEM, EAGAIN, ESHUTDOWN, EBUSY, ECANCELED, ETIMEDOUT, ENOTRECOVERABLE) and leave nothing
+ * half-made: if a submit fails, its function never runs. A contract violation that would corrupt
+ * state (a NULL function, syncing a task twice or out of order) prints one line on stderr naming
+ * the function, then aborts.
  *
  * The long reference is in docs/api.md.
  */
@@ -72,9 +72,11 @@ typedef struct ws_config {
  * is left running. */
 WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);
 
-/* Waits for all work submitted to the pool (including detached ws_submit jobs), stops the
- * workers and frees everything. Any thread except one of this pool's workers (that would wait
- * for itself: contract violation). NULL is ignored. */
+/* Waits for all work submitted to the pool (including detached ws_submit jobs) and for callers
+ * still inside ws_pool_run, ws_sync or a submission on it, stops the workers and frees
+ * everything. Any thread except one of this pool's workers (that would wait for itself:
+ * contract violation). NULL is ignored; the default pool is a contract violation (it is
+ * destroyed at exit). */
 WS_API void ws_pool_destroy(ws_pool *pool);
 
 /* The number of workers (P). Any thread. */
@@ -84,8 +86,10 @@ WS_API unsigned ws_pool_workers(const ws_pool *pool);
 WS_API unsigned ws_pool_threads(const ws_pool *pool);
 
 /* Runs fn(arg) on a worker of the pool and waits for it and everything it forked. From a worker
- * of the same pool it simply calls fn(arg). Any thread; blocks. Returns 0, or ESHUTDOWN if the
- * pool is being destroyed (fn is then not run). */
+ * of the same pool it simply calls fn(arg). Any thread; blocks. Returns 0, ESHUTDOWN if the
+ * pool is being destroyed, or ENOTRECOVERABLE if the pool was inherited through fork() (its
+ * threads exist only in the parent); on error fn is not run. docs/api.md has the fork, exit,
+ * exception and signal-handler rules. */
 WS_API int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg);
 
 /* The process-wide default pool, created on first use with a zero config and destroyed at exit.
@@ -169,14 +173,16 @@ typedef struct ws_group {
 WS_API void ws_group_init(ws_group *g, ws_pool *pool);
 /* As ws_group_init on parent's pool, nested in parent whatever the calling thread runs. */
 WS_API void ws_group_init_nested(ws_group *g, ws_group *parent);
-/* Any thread. 0, EINVAL (unknown flags), ENOMEM, ESHUTDOWN, or ECANCELED (g or a group it is
- * nested in is cancelled); on error fn never runs. */
+/* Any thread. 0, EINVAL (unknown flags), ENOMEM, ESHUTDOWN, ENOTRECOVERABLE (a pool inherited
+ * through fork()), or ECANCELED (g or a group it is nested in is cancelled); on error fn never
+ * runs. */
 WS_API WS_NODISCARD int ws_group_submit(ws_group *g, ws_fn fn, void *arg, unsigned flags);
 /* As ws_group_submit; if the job is cancelled before it starts, on_cancel(arg) runs instead of
  * fn(arg) (to free arg; on_cancel may be NULL). */
 WS_API WS_NODISCARD int ws_group_submit_cancellable(ws_group *g, ws_fn fn, ws_fn on_cancel,
                                                     void *arg, unsigned flags);
-/* Every job submitted to g so far has finished; helps when called on a worker. */
+/* Every job submitted to g so far has finished. On a worker of g's pool it runs g's own jobs
+ * meanwhile (never unrelated work). */
 WS_API void ws_group_wait(ws_group *g);
 /* ws_group_wait, then ws_group_status(g). */
 WS_API int ws_group_wait_status(ws_group *g);
@@ -204,7 +210,8 @@ WS_API uint64_t ws_group_skipped(const ws_group *g);
  * and nesting. 0, or EBUSY if jobs are pending (nothing changes). Not concurrently with other
  * calls on g. */
 WS_API int ws_group_reset(ws_group *g);
-/* A detached job. Any thread. 0, EINVAL, ENOMEM or ESHUTDOWN; on error fn never runs. */
+/* A detached job. Any thread. 0, EINVAL, ENOMEM, ESHUTDOWN or ENOTRECOVERABLE; on error fn
+ * never runs. */
 WS_API WS_NODISCARD int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags);
 
 /* Brackets a blocking call (I/O, a lock, a sleep) inside a task: meanwhile the pool keeps P

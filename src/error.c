@@ -19,7 +19,9 @@
     X(ESHUTDOWN, "the pool is being destroyed")                            \
     X(EBUSY, "busy (a pool being profiled, a group with jobs pending)")    \
     X(ECANCELED, "the group is cancelled")                                 \
-    X(ETIMEDOUT, "the time limit passed first")
+    X(ETIMEDOUT, "the time limit passed first")                            \
+    X(ENOTRECOVERABLE,                                                     \
+      "the pool was inherited through fork(): its threads exist only in the parent")
 
 const char *ws_strerror(int err)
 {

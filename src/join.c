@@ -67,8 +67,7 @@ static inline void join_unwind(unwind_guard *g)
 static WS_COLD void task_escaped(void)
 {
     ws__contract_violation("a task run by a worker",
-                           "an exception escaped it (catch it inside the task; worksteal.hpp "
-                           "does that for C++ tasks)");
+                           "an exception escaped it (catch exceptions inside tasks)");
 }
 
 static inline void task_unwind(unwind_guard *g)
