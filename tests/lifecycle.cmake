@@ -16,3 +16,12 @@ ws_add_test(test_life_teardown SOURCES test_life_teardown.c TIMEOUT 120 LABELS l
 ws_add_test(test_life_fork SOURCES test_life_fork.c TIMEOUT 180 LABELS life
             ENV "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 die_after_fork=0")
 ws_add_test(test_life_exit SOURCES test_life_exit.c TIMEOUT 120 LABELS life)
+
+# The admission word's protocol under the GenMC model checker: passes as written, fails with
+# each weakened order (tests/model_pool_lifetime.c). Skipped when the checker is not installed.
+add_test(NAME model_pool_lifetime
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
+                 tests/model_pool_lifetime.c WEAKEN=0:pass WEAKEN=1:fail WEAKEN=2:fail
+                 WEAKEN=3:fail)
+set_tests_properties(model_pool_lifetime PROPERTIES TIMEOUT 300 LABELS "life;model"
+                     SKIP_RETURN_CODE 77)
