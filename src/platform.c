@@ -62,6 +62,16 @@ void ws__test_hook_call(int site)
         fn(site);
 }
 
+_Bool ws__test_fail_alloc_pending(void)
+{
+    return ws_load_relaxed(&alloc_countdown) > 0; /* relaxed: see above */
+}
+
+_Bool ws__test_fail_thread_pending(void)
+{
+    return ws_load_relaxed(&thread_countdown) > 0; /* relaxed: see above */
+}
+
 /* True when the armed countdown reaches this call. */
 static int should_fail(_Atomic long *countdown)
 {

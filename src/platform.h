@@ -130,6 +130,9 @@ void ws__free(void *p);
 /* Test hooks: the Nth call from now fails (1: the next one); 0 disables. Any thread. */
 void ws__test_fail_alloc_after(long n);
 void ws__test_fail_thread_after(long n);
+/* True while an armed countdown has not yet reached its failing call. */
+_Bool ws__test_fail_alloc_pending(void);
+_Bool ws__test_fail_thread_pending(void);
 
 /* Test hooks at the windows of the lifetime protocols (pool.c): in Debug and sanitizer builds
  * (WS_TEST_HOOKS) each site calls the function a test installed, which may sleep there to widen

@@ -25,3 +25,6 @@ add_test(NAME model_pool_lifetime
                  WEAKEN=3:fail)
 set_tests_properties(model_pool_lifetime PROPERTIES TIMEOUT 300 LABELS "life;model"
                      SKIP_RETURN_CODE 77)
+foreach(m alloc thread)
+  ws_add_test(test_life_faults SOURCES test_life_faults.c TIMEOUT 600 LABELS life ARGS ${m})
+endforeach()
