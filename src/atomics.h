@@ -37,12 +37,6 @@
 #define ws_cas_acq_rel(p, expected, desired)                                                  \
     atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acq_rel, \
                                             memory_order_relaxed)
-#define ws_cas_acquire(p, expected, desired)                                                  \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acquire, \
-                                            memory_order_relaxed)
-#define ws_cas_weak_acq_rel(p, expected, desired)                                           \
-    atomic_compare_exchange_weak_explicit((p), (expected), (desired), memory_order_acq_rel, \
-                                          memory_order_relaxed)
 
 /* Owner-written counters read by other threads: one writer, so a relaxed load and a relaxed
  * store (no locked instruction) are enough; readers only need each value to be untorn. */

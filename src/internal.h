@@ -91,7 +91,6 @@ typedef struct ws__task {
     };
     struct ws__task *_Atomic next; /* injector link: producers and the consumer (injector.c) */
     void *owner;                   /* the group (WS_KIND_GROUP) or pool (DETACHED) */
-    uint64_t span_ns;              /* profile.c: span of the task's subtree */
 } ws__task;
 
 _Static_assert(sizeof(ws__task) <= sizeof(ws_task), "ws_task must hold a task record");
