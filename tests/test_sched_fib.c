@@ -12,10 +12,11 @@
 
 #include <stdatomic.h>
 
-/* fib that also checks, at every node, that it runs on a worker of the expected pool size. */
+/* fib that also checks, at every node, that it runs on a thread of the expected pool: a worker,
+ * or a spare standing in for a worker whose join wait parked (ids below ws_pool_threads). */
 typedef struct fib_checked {
     int n;
-    unsigned workers;
+    unsigned workers; /* ws_pool_threads of the pool */
     uint64_t result;
 } fib_checked;
 
@@ -39,13 +40,14 @@ static void fib_checked_fn(void *p)
 static void run_on_pool(unsigned workers, int n, int repeats)
 {
     ws_pool *pool = sched_pool(workers);
+    unsigned threads = ws_pool_threads(pool);
     for (int i = 0; i <= n; i++) {
-        fib_checked f = {i, workers, 0};
+        fib_checked f = {i, threads, 0};
         ASSERT_OK(ws_pool_run(pool, fib_checked_fn, &f));
         ASSERT_UEQ(f.result, sched_fib_serial(i));
     }
     for (int r = 0; r < repeats; r++) {
-        fib_checked f = {n, workers, 0};
+        fib_checked f = {n, threads, 0};
         ASSERT_OK(ws_pool_run(pool, fib_checked_fn, &f));
         ASSERT_UEQ(f.result, sched_fib_serial(n));
     }
@@ -62,15 +64,16 @@ static void run_on_default_pool(int n, int repeats)
     ASSERT_EQ(ws_worker_id(), -1);
     unsigned workers = ws_pool_workers(ws_default_pool());
     ASSERT_GE(workers, 1);
+    unsigned threads = ws_pool_threads(ws_default_pool());
     for (int i = 0; i <= n; i++) {
         /* ws_join from main: both halves are handed to the default pool and main blocks. */
-        fib_checked a = {i, workers, 0}, b = {i + 1, workers, 0};
+        fib_checked a = {i, threads, 0}, b = {i + 1, threads, 0};
         ws_join(fib_checked_fn, &a, fib_checked_fn, &b);
         ASSERT_UEQ(a.result, sched_fib_serial(i));
         ASSERT_UEQ(b.result, sched_fib_serial(i + 1));
     }
     for (int r = 0; r < repeats; r++) {
-        fib_checked a = {n - 1, workers, 0}, b = {n - 2, workers, 0};
+        fib_checked a = {n - 1, threads, 0}, b = {n - 2, threads, 0};
         ws_join(fib_checked_fn, &a, fib_checked_fn, &b);
         ASSERT_UEQ(a.result + b.result, sched_fib_serial(n));
     }
