@@ -264,6 +264,10 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
         }
         if (ws__pool_finished(pool))
             break;
+        /* A spare with no more blocked worker to stand in for retires as soon as it finds
+         * nothing to do, rather than stay on as an extra thief (spare.c). */
+        if (w->spare && ws__spare_should_retire(w))
+            break;
         if (!ws__backoff_step(&b))
             continue;
         t = park(w, what);

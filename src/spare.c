@@ -6,8 +6,9 @@
  * progress, or that leaves queued external work to others, counts as blocked too. For each
  * blocked worker the pool wakes (or starts) a spare, up to max_spares: a spare runs the
  * ordinary worker loop on its own stack, so the work that the blocked worker cannot take still
- * runs, and the P workers' worth of CPUs stays busy. Between two tasks a spare retires (parks on
- * its own word) once more spares are awake than workers are blocked.
+ * runs, and the P workers' worth of CPUs stays busy. Between two tasks, and whenever its search
+ * for work comes back empty, a spare retires (parks on its own word) once more spares are awake
+ * than workers are blocked.
  *
  * Deadlock freedom. A wait only ever runs work it depends on, so a thread's stack holds a chain
  * of frames each waiting for the one above it: no frame waits behind unrelated work. With an
