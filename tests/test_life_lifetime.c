@@ -23,6 +23,7 @@
 #include <string.h>
 
 static _Thread_local int delay_site = -1; /* the hook sleeps at this site, on this thread */
+static atomic_ullong hook_entered;        /* a delayed hook has begun its sleep */
 static atomic_int hook_slept;             /* a delayed hook has finished its sleep */
 
 static void delaying_hook(int site)
@@ -30,6 +31,7 @@ static void delaying_hook(int site)
     if (site != delay_site)
         return;
     delay_site = -1; /* once per scenario */
+    atomic_fetch_add(&hook_entered, 1);
     sched_sleep_ms(20);
     atomic_store(&hook_slept, 1);
 }
@@ -133,12 +135,20 @@ static void scenario_refused(bool hooks)
         sched_sleep_ms(1);
     }
     /* Now refused for good: one more refusal, sleeping after its release while the held job
-     * finishes and destroy frees the pool. */
+     * finishes and destroy frees the pool. The gate opens only once the refused caller is in
+     * its sleep, after its last access (without hooks: once it has returned), so that the call
+     * itself is made while the pool still exists, as the caller's contract requires. */
     atomic_store(&hook_slept, 0);
+    unsigned long long entered = atomic_load(&hook_entered);
     pthread_t t;
     ASSERT_OK(pthread_create(&t, NULL, submit_caller, &c));
+    if (hooks)
+        ext_wait_at_least(&hook_entered, entered + 1, "the refused caller to sleep at its hook");
+    else
+        ASSERT_OK(pthread_join(t, NULL));
     ext_gate_open(&gate);
-    ASSERT_OK(pthread_join(t, NULL));
+    if (hooks)
+        ASSERT_OK(pthread_join(t, NULL));
     ASSERT_EQ(c.result, ESHUTDOWN);
     ASSERT_OK(pthread_join(dt, NULL));
     ASSERT_EQ(atomic_load(&d.done), 1);

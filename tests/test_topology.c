@@ -9,20 +9,19 @@
  *            every policy is the mask's order and no level is known
  *   levels   16 workers on the synthetic 2-package x 2-L3 x 4-core machine (8 threads per real
  *            core): a join tree whose 16 leaves wait for each other reaches every worker by
- *            stealing; the per-level counts add up to the steals and include steals across
- *            packages; with two workers in different packages each holding a deque of tasks,
- *            the other 14 take more tasks from the nearer one than from the farther one
- *   pin      pinning for real: with "cores", "compact", "scatter" and a CPU list, each worker
- *            reads its own affinity (sched_getaffinity) and finds exactly the CPU it was given,
- *            one per worker while there are enough; a spare may run on every CPU of the pool; a
- *            process restricted to one CPU (as by taskset) refuses a list naming another one
- *            (EINVAL for the config field, one stderr line for WS_PIN) and pins inside its mask
- *   names    threads are named ws<pool>:w<id> and ws<pool>:spare<id>, as /proc/self/task/N/comm
- *            shows from inside and outside
- *   env      invalid WS_PIN values are ignored with one stderr line each; invalid config pins
- *            are EINVAL with nothing left running
- *   trace    WS_TRACE of a pinned pool: each worker's "cpu" events name the CPU it is pinned to
- *            (and a NUMA node); the pool runs in a child, which closes the trace at exit
+ *            stealing; the per-level counts add up to the steals (less those by or from spares,
+ *            which stand in for workers parked in ws_sync and have no place) and include steals
+ * across packages; with two workers in different packages each holding a deque of tasks, the other
+ * 14 take more tasks from the nearer one than from the farther one pin      pinning for real: with
+ * "cores", "compact", "scatter" and a CPU list, each worker reads its own affinity
+ * (sched_getaffinity) and finds exactly the CPU it was given, one per worker while there are
+ * enough; a spare may run on every CPU of the pool; a process restricted to one CPU (as by taskset)
+ * refuses a list naming another one (EINVAL for the config field, one stderr line for WS_PIN) and
+ * pins inside its mask names    threads are named ws<pool>:w<id> and ws<pool>:spare<id>, as
+ * /proc/self/task/N/comm shows from inside and outside env      invalid WS_PIN values are ignored
+ * with one stderr line each; invalid config pins are EINVAL with nothing left running trace
+ * WS_TRACE of a pinned pool: each worker's "cpu" events name the CPU it is pinned to (and a NUMA
+ * node); the pool runs in a child, which closes the trace at exit
  */
 #include "internal.h"
 #include "test_sched_util.h"
@@ -375,7 +374,9 @@ static void case_levels(void)
 #undef WS_DIFF_
     print_levels("two deques of 128 tasks, in workers 0 and 8", &d);
     if (levels) {
-        ASSERT_UEQ(d.steals_l2 + d.steals_l3 + d.steals_numa + d.steals_remote, d.steals);
+        /* Spares (standing in for a worker parked in ws_sync) are not placed: their steals are
+         * in no level. */
+        ASSERT_LE(d.steals_l2 + d.steals_l3 + d.steals_numa + d.steals_remote, d.steals);
         ASSERT_GE(d.steals_l3, 1);
         /* Workers 1-7 are nearer to 0 and 9-15 to 8, and go to the other package only when
          * their own victim is empty: under a quarter of the steals cross (a flat random order
