@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 static long fib(int n)
@@ -17,7 +18,7 @@ static long fib(int n)
 int main()
 {
     ws::pool pool(2);
-    std::printf("fib(30) = %ld\n", pool.run([] { return fib(30); }));
+    long f = pool.run([] { return fib(30); });
 
     std::vector<double> v(1000000, 0.5);
     double sum = ws::parallel_reduce(
@@ -28,7 +29,6 @@ int main()
             return acc;
         },
         [](double l, double r) { return l + r; });
-    std::printf("sum = %.1f\n", sum);
 
     ws::task_group g(pool.native());
     for (int i = 0; i < 100; i++)
@@ -36,10 +36,16 @@ int main()
             if (i == 42)
                 throw std::runtime_error("job 42 failed");
         });
+    std::string caught = "nothing"; // a copy: the exception is gone after its catch block
+    bool threw = false;
     try {
         g.wait(); // returns once every job has finished or been cancelled, then rethrows
     } catch (const std::exception &e) {
-        std::printf("caught: %s\n", e.what());
+        caught = e.what();
+        threw = true;
     }
-    return 0;
+    std::printf("ws::join: fib(30) = %ld; ws::parallel_reduce: sum = %.1f; a task group whose "
+                "job threw: wait() rethrew \"%s\"\n",
+                f, sum, caught.c_str());
+    return f == 832040 && sum == 500000.0 && threw ? 0 : 1;
 }

@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 {
     fib_call c = {argc > 1 ? atoi(argv[1]) : 40, 0};
     fib(&c); /* its ws_join calls, made outside any worker, run on the default pool */
-    printf("fib(%d) = %ld\n", c.n, c.result);
+    printf("fib(%d) = %ld, computed with ws_join on the %u workers of the default pool\n", c.n,
+           c.result, ws_pool_workers(ws_default_pool()));
     return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <worksteal.h>
 
@@ -167,29 +168,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "ws_pool_create: %s\n", ws_strerror(err));
         return 1;
     }
-    printf("%d queens, %u workers\n", n, ws_pool_workers(pool));
-
     static search full, first;
     run(&full, pool, n, 0);
     double full_ms = (double)(now_ns() - full.t0_ns) / 1e6;
-    printf("full search:  %llu solutions, %llu nodes, %.1f ms\n",
-           (unsigned long long)atomic_load(&full.solutions),
-           (unsigned long long)atomic_load(&full.nodes), full_ms);
-
     run(&first, pool, n, 1);
     double total_ms = (double)(now_ns() - first.t0_ns) / 1e6;
     unsigned long long nodes = atomic_load(&first.nodes);
-    printf("first hit:    after %.3f ms; the search returned after %.3f ms\n",
-           (double)atomic_load(&first.hit_ns) / 1e6, total_ms);
-    printf("work:         %llu nodes (%.4f%% of the full search's)\n", nodes,
-           100.0 * (double)nodes / (double)atomic_load(&full.nodes));
-    printf("after the hit: %llu nodes visited, %llu jobs started, %llu jobs cancelled unstarted\n",
+    char placement[4 * MAX_N + 1] = "";
+    for (int i = 0; i < n; i++) {
+        size_t used = strlen(placement);
+        snprintf(placement + used, sizeof placement - used, "%s%d", i ? " " : "", first.first[i]);
+    }
+    /* One line: the hit, how little of the full search it took, and what cancelling skipped. */
+    printf("%d queens on %u workers: first solution (%s) after %.3f ms, search over after %.3f ms, "
+           "%llu nodes (%.4f%% of the full search's %llu, which took %.1f ms and found %llu); "
+           "after the hit %llu nodes, %llu jobs started, %llu cancelled unstarted\n",
+           n, ws_pool_workers(pool), placement, (double)atomic_load(&first.hit_ns) / 1e6, total_ms,
+           nodes, 100.0 * (double)nodes / (double)atomic_load(&full.nodes),
+           (unsigned long long)atomic_load(&full.nodes), full_ms,
+           (unsigned long long)atomic_load(&full.solutions),
            (unsigned long long)atomic_load(&first.nodes_after_hit),
            (unsigned long long)atomic_load(&first.jobs_after_hit),
            (unsigned long long)ws_group_skipped(&first.group));
-    printf("solution:     ");
-    for (int i = 0; i < n; i++)
-        printf("%d%c", first.first[i], i + 1 < n ? ' ' : '\n');
     ws_pool_destroy(pool);
 
     /* The placement must be a solution, and the search must have stopped early. */
