@@ -64,12 +64,12 @@ typedef struct ws_config {
 #define WS_DEFAULT_SPARES 256u
 #define WS_MAX_SPARES     4096u
 
-/* Starts a pool of worker threads. config NULL: every field default. Any thread; may block
+/* Starts a pool of worker threads. config NULL: every field its default. Any thread; may block
  * while threads start. Returns 0, EINVAL (workers above WS_MAX_WORKERS, max_spares above
- * WS_MAX_SPARES, a stack size the system refuses, a pin string that is malformed or names a CPU
- * outside the process's CPU set),
- * ENOMEM, or EAGAIN (a thread could not be created). On error *out is untouched and no thread
- * is left running. */
+ * WS_MAX_SPARES, a stack size outside 64 KiB..1 TiB, a pin string that is malformed or names a
+ * CPU outside the process's CPU set), ENOMEM, or EAGAIN (a thread could not be created, which
+ * includes a stack size the system cannot give every worker). On error *out is untouched and no
+ * thread is left running. */
 WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);
 
 /* Waits for all work submitted to the pool (including detached ws_submit jobs) and for callers

@@ -64,7 +64,7 @@ static unsigned default_workers(void)
     return (unsigned)v;
 }
 
-/* Parses "<digits>[KMG]" (bytes, binary multiples); 0 if malformed or out of range. */
+/* Parses "<digits>[KMGT]" (bytes, binary multiples); 0 if malformed or out of range. */
 static size_t parse_size(const char *s)
 {
     char *end;
@@ -89,6 +89,11 @@ static size_t parse_size(const char *s)
         shift = 30;
         end++;
         break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
     default:
         break;
     }
@@ -105,7 +110,7 @@ static size_t default_stack_size(void)
         return DEFAULT_STACK_SIZE;
     size_t v = parse_size(env);
     if (v == 0) {
-        env_ignored("WS_STACK_SIZE", env, "bytes from 64K to 1024G, with an optional K, M or G");
+        env_ignored("WS_STACK_SIZE", env, "bytes from 64K to 1T, with an optional K, M, G or T");
         return DEFAULT_STACK_SIZE;
     }
     return v;

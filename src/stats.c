@@ -65,8 +65,14 @@ void ws__stats_report(ws_pool *pool)
 {
     ws_stats total;
     ws_pool_stats(pool, &total);
-    fprintf(stderr, "worksteal: statistics of pool %p (%u workers, %u spares)\n", (void *)pool,
-            pool->nworkers, pool->nspares);
+    /* "pool N" as in the trace; spares are counted (and get columns) only if they ever ran */
+    unsigned spares_ran = 0;
+    ws_for_each_worker (pool, w)
+        spares_ran += w->spare && w->started;
+    fprintf(stderr, "worksteal: statistics of pool %u (%u workers", pool->serial, pool->nworkers);
+    if (spares_ran > 0)
+        fprintf(stderr, ", %u spare%s ran", spares_ran, spares_ran == 1 ? "" : "s");
+    fprintf(stderr, ")\n");
     fprintf(stderr, "%-16s %14s", "counter", "total");
     ws_for_each_worker (pool, w) {
         if (!w->spare || w->started)

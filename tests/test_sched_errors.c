@@ -5,8 +5,9 @@
  *                 WS_MAX_WORKERS works; a stack size nothing can provide fails cleanly
  *   env_workers   WS_NUM_WORKERS: invalid values are ignored with one line on stderr naming the
  *                 variable (the pool gets one worker per online CPU); a valid value is used
- *   env_stack     WS_STACK_SIZE with K/M/G suffixes; invalid values are ignored with one line
- *                 on stderr; config.stack_size takes precedence over the variable
+ *   env_stack     WS_STACK_SIZE with K/M/G/T suffixes; invalid values are ignored with one line
+ *                 on stderr; config.stack_size takes precedence over the variable; 1T, the
+ *                 largest, is accepted, and the system then refuses such stacks (EAGAIN) or not
  *   thread_fail   the kth thread creation fails (k = 1, 2, ...): EAGAIN, *out untouched, no
  *                 thread left running, nothing leaked (ASan)
  *   alloc_fail    the kth allocation fails (k = 1, 2, ... until creation succeeds): ENOMEM each
@@ -188,7 +189,7 @@ static void case_env_stack(void)
     }
     /* Invalid: ignored with a line on stderr; the default (at least 8 MiB) is used. The last one
      * overflows 64 bits once multiplied by its suffix and must not wrap around. */
-    const char *invalid[] = {"abc", "12Q", "-5M", "99999999999G"};
+    const char *invalid[] = {"abc", "12Q", "-5M", "99999999999G", "2T", "63K"};
     for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++) {
         env_case c = {"WS_STACK_SIZE", invalid[i], i % 2 == 1, 0};
         env_run(&c, true, &w, &stack);
@@ -201,6 +202,25 @@ static void case_env_stack(void)
     env_run(&unset, false, &w, &stack);
     if (stack + (64u << 10) < default_stack)
         WS_TEST_FAIL("default worker stack %zu bytes, below 8 MiB", stack);
+        /* 1T, the largest size, is accepted (nothing on stderr); the threads then fail with EAGAIN
+         * unless the system can map 1 TiB stacks. Not under sanitizers, whose thread start-up
+         * handles such a stack by aborting rather than by the C library's error. */
+#if !defined(WS_SANITIZED)
+    env_case tera = {"WS_STACK_SIZE", "1T", false, 0};
+    sched_child ch;
+    sched_run_child(&ch, env_child, &tera);
+    sched_expect_clean_exit(&ch, "1T");
+    printf("WS_STACK_SIZE=1T: %s", ch.out);
+    if (ch.err[0] != '\0')
+        WS_TEST_FAIL("WS_STACK_SIZE=1T: expected nothing on stderr, got:\n%s", ch.err);
+    int err = 0;
+    if (sscanf(ch.out, "create failed %d", &err) == 1)
+        ASSERT_EQ(err, EAGAIN);
+    else if (sscanf(ch.out, "workers %u stack %zu", &w, &stack) == 2)
+        check_stack("WS_STACK_SIZE=1T", stack, (size_t)1 << 40);
+    else
+        WS_TEST_FAIL("WS_STACK_SIZE=1T: unexpected child output: %s", ch.out);
+#endif
     /* A non-zero config.stack_size wins over the variable. */
     env_case both = {"WS_STACK_SIZE", "64M", false, 2u << 20};
     env_run(&both, false, &w, &stack);
