@@ -852,7 +852,7 @@ int external_bench_main(int argc, char **argv)
     bench_queues(&o);
     bench_wakeup(&o);
     bench_priority(&o);
-    printf("total time %.1f s\n", (double)now_ns() * 1e-9 - t0);
+    printf("bench_external ran for %.1f s\n", (double)now_ns() * 1e-9 - t0);
     if (csv_file != NULL && fclose(csv_file) != 0) {
         fprintf(stderr, "%s: write error\n", o.csv);
         return 1;
