@@ -1203,10 +1203,11 @@ static void print_span_verdict(int seqm, int parm)
     const cell *all[] = {seq1, seq2, par1, par2};
     char why[96];
     const char *blocked = no_verdict(cells_others(all, 4), why, sizeof(why));
-    printf("\nThe span argument: a sequential merge leaves the last merge of all n elements to one\n"
-           "core, so its span is Theta(n) and its parallelism T1/Tinf only about log n; the\n"
-           "parallel merge cuts the span to Theta(log^3 n). On 2 cores the predicted gap is\n"
-           "small (the one unshared merge is a few %% of the work); it widens with the cores.\n");
+    printf("\nThe span argument: a sequential merge leaves the last merge of all n elements to\n"
+           "one core, so its span is Theta(n) and its parallelism T1/Tinf only about log n;\n"
+           "the parallel merge cuts the span to Theta(log^3 n). On 2 cores the predicted gap\n"
+           "is small (the one unshared merge is a few %% of the work); it widens with the\n"
+           "cores.\n");
     const profile_row *ps = &profiles[seqm], *pp = &profiles[parm];
     if (ps->have && pp->have && strcmp(ps->status, "ok") == 0 && strcmp(pp->status, "ok") == 0)
         printf("  measured parallelism (ws_pool_profile): %.1f with the sequential merge, %.1f\n"
