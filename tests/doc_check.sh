@@ -7,7 +7,8 @@
 #     variable the library reads;
 #   - every environment variable the library reads ("WS_..." in src/) is in docs/api.md
 #     and in the README's environment table;
-#   - every example (examples/*.c, each built and run by the tests) is named in the README.
+#   - every example (examples/*.c and *.cpp, each built and run by the tests) is named in the
+#     README.
 # On a failure it says what to add or fix, and where. usage: doc_check.sh SOURCE_DIR
 set -eu
 src=$1
@@ -66,7 +67,8 @@ while read -r var; do
     fi
 done < "$tmp/env"
 
-for ex in "$src"/examples/*.c; do
+for ex in "$src"/examples/*.c "$src"/examples/*.cpp; do
+    [ -e "$ex" ] || continue
     name=$(basename "$ex")
     if ! grep -q "\`$name\`" "$readme"; then
         echo "README.md: examples/$name is not named in the README's list of examples: add it,"
