@@ -37,6 +37,9 @@
 #define ws_cas_acq_rel(p, expected, desired)                                                  \
     atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acq_rel, \
                                             memory_order_relaxed)
+#define ws_cas_relaxed(p, expected, desired)                                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_relaxed, \
+                                            memory_order_relaxed)
 
 /* Owner-written counters read by other threads: one writer, so a relaxed load and a relaxed
  * store (no locked instruction) are enough; readers only need each value to be untorn. */

@@ -63,7 +63,9 @@ static ws_deque_array *array_new(size_t capacity)
 {
     if (capacity > (SIZE_MAX - sizeof(ws_deque_array)) / sizeof(void *))
         return NULL;
-    ws_deque_array *a = ws__malloc(sizeof(ws_deque_array) + capacity * sizeof(void *));
+    /* Zeroed: a thief may read a slot of a new array for an index that was taken before the
+     * copy (its CAS then fails); zeroing keeps that read from seeing uninitialised memory. */
+    ws_deque_array *a = ws__calloc(1, sizeof(ws_deque_array) + capacity * sizeof(void *));
     if (a == NULL)
         return NULL;
     a->mask = capacity - 1;
@@ -79,12 +81,16 @@ static size_t round_up_pow2(size_t n)
     return c;
 }
 
-int ws_deque_init(ws_deque *q, size_t initial_capacity)
+/* The first array of a deque: the capacity rounded up to a power of two; NULL: ENOMEM. */
+static ws_deque_array *array_initial(size_t initial_capacity)
 {
     size_t cap = round_up_pow2(initial_capacity);
-    if (cap < initial_capacity)
-        return ENOMEM;
-    ws_deque_array *a = array_new(cap);
+    return cap < initial_capacity ? NULL : array_new(cap);
+}
+
+int ws_deque_init(ws_deque *q, size_t initial_capacity)
+{
+    ws_deque_array *a = array_initial(initial_capacity);
     if (a == NULL)
         return ENOMEM;
     /* relaxed: initialisation; the deque is published to thieves by whatever hands them its
@@ -99,33 +105,45 @@ int ws_deque_init(ws_deque *q, size_t initial_capacity)
     return 0;
 }
 
+/* Frees the current array and the chain of retired ones (no thief may exist any more). */
+static void arrays_free(ws_deque_array *current, ws_deque_array *retired)
+{
+    ws__free(current);
+    while (retired != NULL) {
+        ws_deque_array *next = retired->retired_next;
+        ws__free(retired);
+        retired = next;
+    }
+}
+
 void ws_deque_destroy(ws_deque *q)
 {
     /* relaxed: no thief exists any more (the caller's contract). */
-    ws__free(ws_load_relaxed(&q->array));
-    while (q->retired != NULL) {
-        ws_deque_array *next = q->retired->retired_next;
-        ws__free(q->retired);
-        q->retired = next;
+    arrays_free(ws_load_relaxed(&q->array), q->retired);
+}
+
+/* Owner only: a new array of twice old's capacity holding old's items t..b-1 at the same
+ * indices, not yet visible to anyone; NULL if the memory cannot be had. */
+static ws_deque_array *array_doubled(ws_deque_array *old, int64_t t, int64_t b)
+{
+    size_t cap = (old->mask + 1) * 2;
+    ws_deque_array *a = cap == 0 ? NULL : array_new(cap);
+    for (int64_t i = t; a != NULL && i < b; i++) {
+        /* relaxed: the old slots are the owner's own writes; the new array is not yet
+         * visible to anyone. */
+        void *item = ws_load_relaxed(&old->slot[(size_t)i & old->mask]);
+        ws_store_relaxed(&a->slot[(size_t)i & a->mask], item);
     }
+    return a;
 }
 
 /* Owner only: doubles the array, copying the live items t..b-1; NULL (deque unchanged) if the
  * memory cannot be had. */
 static ws_deque_array *grow(ws_deque *q, ws_deque_array *old, int64_t t, int64_t b)
 {
-    size_t cap = (old->mask + 1) * 2;
-    if (cap == 0)
-        return NULL;
-    ws_deque_array *a = array_new(cap);
+    ws_deque_array *a = array_doubled(old, t, b);
     if (a == NULL)
         return NULL;
-    for (int64_t i = t; i < b; i++) {
-        /* relaxed: the old slots are the owner's own writes; the new array is not yet
-         * visible to anyone. */
-        void *item = ws_load_relaxed(&old->slot[(size_t)i & old->mask]);
-        ws_store_relaxed(&a->slot[(size_t)i & a->mask], item);
-    }
     /* release: publishes the copied slots before the pointer; pairs with the acquire load of
      * the array in ws_deque_steal (the CDSChecker correction). */
     ws_store_release(&q->array, a);
@@ -227,4 +245,266 @@ void ws__deque_check(const ws_deque *q)
                 (long long)t, (long long)b);
         abort();
     }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The split deque                                                                           */
+/* ---------------------------------------------------------------------------------------- */
+/*
+ * After the split deque of Lace (van Dijk and van de Pol, "Lace: non-blocking split deque for
+ * work-stealing", MuCoCoS 2014) and Wool's private tasks (Faxén), on a growable circular
+ * array with unbounded indices, and with a reserve above an empty deque's bottom.
+ *
+ *          public: thieves CAS ts                 private: the owner's plain loads, stores
+ *                    |                                        |
+ *   index:    [ top ] ... [ guard-1 ] [ guard ] ... [ bottom-1 ] [ bottom (free) ]
+ *
+ *   ts = top << 16 | avail, guard = top + avail. Both live in one 64-bit word, so one CAS both
+ *   claims an item and checks that the guard did not move meanwhile. The guard may also lie
+ *   above bottom: then the indices bottom .. guard-1 are public before they hold items, and a
+ *   thief takes index top only if it also reads bottom > top.
+ *
+ * Writers:
+ *   thief   CAS ts: (top, avail) -> (top + 1, avail - 1), needs avail >= 1 and bottom > top.
+ *   owner   fetch_add ts: avail += k (guard up by k: share, or reserve; release publishes);
+ *           CAS ts: avail -> b - top, for top < b < guard (guard down to b, to pop index b);
+ *           CAS ts: (top, avail) -> (top + 1, avail - 1) (pop index top, as a thief would).
+ *   Nobody stores ts plainly, so every change of ts is a read-modify-write in one modification
+ *   order, and there is no store-buffering race to fence against: the owner's pushes and its
+ *   pops at or above the guard need no barrier; the only locked instructions are the moves of
+ *   the guard, and the pops below it.
+ *
+ * Invariants (no operation half done): top <= bottom; top <= guard; bottom - top <= capacity;
+ * the owner's `guard` equals top + avail; the live items are the slots top .. bottom-1.
+ *
+ * Exactly once. A thief claims index i only by a CAS from (i, avail >= 1) after reading
+ * bottom > i. The owner claims index i >= guard with plain accesses (no thief can: the guard
+ * moves down only by the owner's CAS, and up only by the owner), or i < guard by a CAS on ts
+ * that fails if a thief moved top meanwhile. ABA: could ts read (i, a) again after item i was
+ * taken and its slot refilled? top only grows (modulo 2^48: a thief would have to stall while
+ * 2^48 items are taken); while top == i and i < guard, the owner can pop index i only by
+ * advancing top, and cannot push at i (bottom > i). So an unchanged word means item i is
+ * untaken and its slot unchanged, and bottom > i still holds.
+ *
+ * Orders (each named in deque.h, so that tests/model_sdeque.c can weaken it):
+ *   share         fetch_add release, and the thief's acquire load of ts: items pushed before a
+ *                 guard move (and the task records they point to) are visible to the thief.
+ *   bottom        every store of bottom is a release, and the thief loads it with acquire:
+ *                 items pushed after the guard last moved (into the reserve) are visible.
+ *   grow          release store of the array after copying; the thief's acquire load of it.
+ *   thief CAS     release: orders its read of slot i before the owner's reuse of that slot,
+ *                 which the owner makes only after reading top > i with acquire. RC11 already
+ *                 forbids the outcome (no load buffering); C11 and some CPUs do not.
+ * docs/deque.md and docs/memory-ordering.md have the same table.
+ */
+
+int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
+{
+    ws_deque_array *a = array_initial(initial_capacity);
+    if (a == NULL)
+        return ENOMEM;
+    /* relaxed: initialisation; the deque reaches thieves through thread creation or a release
+     * store by the caller. */
+    ws_store_relaxed(&q->bottom, 0);
+    ws_store_relaxed(&q->ts, 0);
+    ws_store_relaxed(&q->wanted, 0);
+    ws_store_relaxed(&q->array, a);
+    ws_store_relaxed(&q->growths, 0);
+    ws_store_relaxed(&q->limit, 0);
+    q->guard = 0;
+    q->top_seen = 0;
+    q->slot = a->slot;
+    q->mask = a->mask;
+    q->reserve = reserve < WS_SDEQUE_MAX_RESERVE ? reserve : WS_SDEQUE_MAX_RESERVE;
+    q->retired = NULL;
+    ws__sdeque_set_depth_cap(q, INT64_MAX);
+    return 0;
+}
+
+void ws_sdeque_destroy(ws_sdeque *q)
+{
+    /* relaxed: no thief exists any more (the caller's contract). */
+    arrays_free(ws_load_relaxed(&q->array), q->retired);
+}
+
+/* Owner only: installs the fast path's room (the most items, counted from top_seen, that keep
+ * the array from overflowing and the deque within depth_cap), unless someone cleared limit
+ * since the owner read `seen`: a thief's request then survives until the next slow push. */
+static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
+{
+    int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
+    /* relaxed: limit orders nothing; the CAS only keeps a concurrent 0 from being lost. */
+    ws_cas_relaxed(&q->limit, &seen, room > 0 ? (uint64_t)room : 0);
+}
+
+void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap)
+{
+    q->depth_cap = cap;
+    /* relaxed: see sdeque_reopen. */
+    sdeque_reopen(q, ws_load_relaxed(&q->limit));
+}
+
+void ws__sdeque_force_slow(ws_sdeque *q)
+{
+    /* relaxed: the owner reads it on its next push; any delay only postpones the slow path. */
+    ws_store_relaxed(&q->limit, 0);
+}
+
+/* Owner only: doubles the array, copying the live items t..b-1. false (unchanged) on ENOMEM. */
+static bool sdeque_grow(ws_sdeque *q, int64_t t, int64_t b)
+{
+    /* relaxed: the owner's own pointer. */
+    ws_deque_array *old = ws_load_relaxed(&q->array);
+    ws_deque_array *a = array_doubled(old, t, b);
+    if (a == NULL)
+        return false;
+    /* release: the copies are visible to a thief that loads the new pointer (its acquire load
+     * in ws_sdeque_steal). */
+    WS_SDEQUE_GROW_PUBLISH(&q->array, a);
+    q->slot = a->slot;
+    q->mask = a->mask;
+    old->retired_next = q->retired;
+    q->retired = old;
+    ws_counter_add(&q->growths, 1); /* relaxed: a statistic with one writer */
+    return true;
+}
+
+/* Owner only, in the slow push (after pushing at index b, with top t and avail read then): how
+ * far to move the guard up. An empty deque gets the reserve above b; a thief's request gets
+ * the older half of the private items (at least the one just pushed). Within the field. */
+static uint64_t sdeque_raise(ws_sdeque *q, int64_t b, int64_t t, uint64_t avail)
+{
+    int64_t target = q->guard;
+    if (b == t && target < b + q->reserve)
+        target = b + q->reserve;
+    /* relaxed: a hint set by thieves (sdeque_ask); a request seen late is served by a later
+     * slow push, and the caller's wake-up covers a thief that went to sleep meanwhile. */
+    if (ws_load_relaxed(&q->wanted) != 0) {
+        ws_store_relaxed(&q->wanted, 0);
+        int64_t half = q->guard + (b + 1 - q->guard + 1) / 2;
+        if (target < half)
+            target = half;
+    }
+    uint64_t k = target > q->guard ? (uint64_t)(target - q->guard) : 0;
+    return k < WS_SDEQUE_AVAIL_MASK - avail ? k : WS_SDEQUE_AVAIL_MASK - avail;
+}
+
+int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
+{
+    /* relaxed: read before anything else, so that a request arriving later is not cleared by
+     * sdeque_reopen below. */
+    uint64_t seen = ws_load_relaxed(&q->limit);
+    /* relaxed: the owner's own variable. */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    /* acquire: pairs with the release half of the thieves' CAS: their reads of the slots they
+     * took happen before we reuse those slots. */
+    uint64_t avail = ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK;
+    int64_t t = q->guard - (int64_t)avail;
+    q->top_seen = t;
+    if (b - t > (int64_t)q->mask && !sdeque_grow(q, t, b))
+        return -1;
+    ws__sdeque_push_fitting(q, item);
+    uint64_t k = sdeque_raise(q, b, t, avail);
+    *published = k > 0 && q->guard < b + 1; /* items (not only the reserve) became public */
+    if (k > 0) {
+        /* release: publishes the items below the new guard (and their records) to the
+         * thieves' acquire load of ts; the add cannot carry into top (avail + k fits). */
+        WS_SDEQUE_SHARE(&q->ts, k);
+        q->guard += (int64_t)k;
+    }
+    sdeque_reopen(q, seen);
+    return b - t;
+}
+
+void *ws__sdeque_pop_public(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. */
+    int64_t b = ws_load_relaxed(&q->bottom) - 1;
+    /* acquire: as in the slow push (top_seen is set from it below). */
+    uint64_t v = ws_load_acquire(&q->ts), next;
+    int64_t t;
+    do {
+        t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
+        if (b < t)
+            return NULL; /* thieves took everything: top == bottom, the deque is empty */
+        /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
+         * older items public (avail stays >= 1: see the ABA argument above). */
+        next = b == t ? v + WS_SDEQUE_TOP_ONE - 1 : v - (uint64_t)(q->guard - b);
+        /* acq_rel: one modification order with the thieves' CASes decides every index; the
+         * acquire half as in the slow push. A failed CAS re-reads v relaxed; the empty exit
+         * above then leaves top_seen alone. */
+    } while (!ws_cas_acq_rel(&q->ts, &v, next));
+    /* relaxed: our own write, made when the item was pushed. */
+    void *item = ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
+    if (b == t) {
+        q->top_seen = b + 1; /* top == bottom == b + 1: the deque is empty */
+        return item;
+    }
+    q->guard = b;
+    q->top_seen = t;
+    WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
+    return item;
+}
+
+static void sdeque_ask(ws_sdeque *q)
+{
+    /* relaxed: a request; the owner reads both words relaxed in its slow push. Looking first
+     * keeps a waiting thief from writing the owner's line over and over. */
+    if (ws_load_relaxed(&q->wanted) == 0) {
+        ws_store_relaxed(&q->wanted, 1);
+        ws_store_relaxed(&q->limit, 0); /* the owner's bounds check catches it */
+    }
+}
+
+/* x - y for indices kept modulo 2^48 (top in ts), as a signed difference. */
+static int64_t index_diff(uint64_t x, uint64_t y)
+{
+    uint64_t d = (x - y) << WS_SDEQUE_AVAIL_BITS;
+    return (int64_t)d >> WS_SDEQUE_AVAIL_BITS;
+}
+
+void *ws_sdeque_steal(ws_sdeque *q)
+{
+    /* acquire: pairs with the owner's release moves of the guard: items pushed before are
+     * visible. */
+    uint64_t v = WS_SDEQUE_THIEF_TS(&q->ts);
+    uint64_t t = v >> WS_SDEQUE_AVAIL_BITS;
+    if ((v & WS_SDEQUE_AVAIL_MASK) == 0) {
+        sdeque_ask(q);
+        return NULL;
+    }
+    /* acquire: pairs with the release stores of bottom: an item pushed into the reserve
+     * (after the guard last moved) is visible once bottom is seen past it. */
+    if (index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t) <= 0)
+        return NULL; /* public indices, but no item in them yet */
+    /* acquire: pairs with the release store in sdeque_grow: a new array's copies are
+     * visible. Any array loaded here holds item t (see docs/deque.md). */
+    ws_deque_array *a = WS_SDEQUE_THIEF_ARRAY(&q->array);
+    /* relaxed: used only if the CAS wins, and then the slot was not reused (ABA argument). */
+    void *item = ws_load_relaxed(&a->slot[(size_t)t & a->mask]);
+    /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
+     * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
+    if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1))
+        return NULL;
+    return item;
+}
+
+size_t ws_sdeque_size(const ws_sdeque *q)
+{
+    ws_sdeque *m = (ws_sdeque *)q;
+    /* relaxed: an estimate. bottom first, so that concurrent steals make it err low. */
+    uint64_t b = (uint64_t)ws_load_relaxed(&m->bottom);
+    int64_t d = index_diff(b, ws_load_relaxed(&m->ts) >> WS_SDEQUE_AVAIL_BITS);
+    return d > 0 ? (size_t)d : 0;
+}
+
+size_t ws__sdeque_capacity(const ws_sdeque *q)
+{
+    return q->mask + 1;
+}
+
+size_t ws__sdeque_public(const ws_sdeque *q)
+{
+    /* relaxed: owner or quiescent callers only. */
+    return (size_t)(ws_load_relaxed(&((ws_sdeque *)q)->ts) & WS_SDEQUE_AVAIL_MASK);
 }

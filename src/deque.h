@@ -14,6 +14,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -141,6 +142,137 @@ static inline void *ws__deque_pop_inline(ws_deque *q)
 
 /* Debug invariant check (owner only, no concurrent steal): aborts with a message if broken. */
 void ws__deque_check(const ws_deque *q);
+
+/* ---- the split deque: the workers' deque (deque.c has the protocol) ----
+ *
+ * Indices below `guard` are public: thieves take the oldest item there with one CAS on the word
+ * `ts`, which holds top and guard - top. Indices from guard up are private: the owner pops them
+ * with plain loads and stores (no fence, no locked instruction), and every push is plain. A
+ * thief that finds nothing public asks for work (sets `wanted` and clears `limit`); the owner's
+ * next push fails its one bounds comparison, takes the slow path and moves the guard up over
+ * the older half of its private items. A pop below the guard takes the item back with a CAS.
+ * Only these moves of the guard pay a locked instruction. The guard may lie above bottom (a
+ * reserve): items pushed there are public at once, so that thieves can take up to `reserve`
+ * tasks of an owner that pushed them and then blocked, without its help. Unlike ws_deque, a
+ * steal can fail while the deque holds items (private ones), so the split deque does not
+ * implement the ws_deque contract; docs/deque.md explains the choice. */
+
+enum {
+    WS_SDEQUE_AVAIL_BITS = 16, /* ts = top << WS_SDEQUE_AVAIL_BITS | (guard - top) */
+};
+#define WS_SDEQUE_AVAIL_MASK  ((UINT64_C(1) << WS_SDEQUE_AVAIL_BITS) - 1)
+#define WS_SDEQUE_TOP_ONE     (UINT64_C(1) << WS_SDEQUE_AVAIL_BITS)
+#define WS_SDEQUE_MAX_RESERVE 1024
+
+/* The relied-on orders of the split deque's protocol, by name, so that the model checker's
+ * tests (tests/model_sdeque.c) can weaken each one and show that the model then fails. */
+#ifndef WS_SDEQUE_SHARE
+#define WS_SDEQUE_SHARE(p, v) ws_fetch_add_release((p), (v))
+#endif
+#ifndef WS_SDEQUE_THIEF_TS
+#define WS_SDEQUE_THIEF_TS(p) ws_load_acquire(p)
+#endif
+#ifndef WS_SDEQUE_PUBLISH_BOTTOM
+#define WS_SDEQUE_PUBLISH_BOTTOM(p, v) ws_store_release((p), (v))
+#endif
+#ifndef WS_SDEQUE_THIEF_BOTTOM
+#define WS_SDEQUE_THIEF_BOTTOM(p) ws_load_acquire(p)
+#endif
+#ifndef WS_SDEQUE_GROW_PUBLISH
+#define WS_SDEQUE_GROW_PUBLISH(p, v) ws_store_release((p), (v))
+#endif
+#ifndef WS_SDEQUE_THIEF_ARRAY
+#define WS_SDEQUE_THIEF_ARRAY(p) ws_load_acquire(p)
+#endif
+
+typedef struct ws_sdeque {
+    /* The owner's line. bottom is one past the newest item: written by the owner only, read by
+     * thieves. guard is the owner's copy of top + avail; top_seen a lower bound of top (top as
+     * last read with acquire); slot and mask the current array: owner only. */
+    alignas(WS_CACHE_LINE) _Atomic int64_t bottom;
+    int64_t guard;
+    int64_t top_seen;
+    _Atomic(void *) *slot;
+    size_t mask;
+    int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
+    int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
+    /* A push finding bottom - top_seen = d items takes the fast path if 1 <= d <= limit: the
+     * array has room and the deque stays within depth_cap. Written by the owner in its slow
+     * path; set to 0 by a thief asking for work and by ws__sdeque_force_slow. */
+    _Atomic uint64_t limit;
+    /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
+     * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
+    alignas(WS_CACHE_LINE) _Atomic uint64_t ts;
+    _Atomic uint32_t wanted;
+    _Atomic(ws_deque_array *) array; /* written by the owner when it grows */
+    ws_deque_array *retired;         /* owner only: arrays replaced by growth, freed at destroy */
+    _Atomic uint64_t growths;        /* written by the owner, read by statistics readers */
+} ws_sdeque;
+
+/* Owner only, before any thief exists. 0 or ENOMEM. reserve: how many tasks pushed onto an
+ * empty deque thieves may take without the owner's help (at most WS_SDEQUE_MAX_RESERVE; the
+ * pool uses its thread count - 1). */
+int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve);
+/* Owner only, with no thief still running. */
+void ws_sdeque_destroy(ws_sdeque *q);
+/* Any thread; lock-free. The oldest public item, or NULL: none is public (the call then asks
+ * the owner to share), or a race was lost. */
+void *ws_sdeque_steal(ws_sdeque *q);
+/* Any thread: public and private items together. Approximate while others run. */
+size_t ws_sdeque_size(const ws_sdeque *q);
+/* Owner only: the push that the fast path declined: grows if full, shares if a thief asked.
+ * Returns the size before the push, or -1 (ENOMEM, deque unchanged). *published is set when
+ * the push made items visible to thieves (the caller may then wake one). */
+int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published);
+/* Owner only: the pop of an index below the guard (takes a public item back). */
+void *ws__sdeque_pop_public(ws_sdeque *q);
+/* Owner only: from now on pushes take the slow path once the deque holds more than cap items
+ * (cap 0: every push), so that the caller can watch the depth; recomputes limit. */
+void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap);
+/* Any thread: sends the owner's next push to the slow path. */
+void ws__sdeque_force_slow(ws_sdeque *q);
+/* Owner or quiescent: the capacity; the number of public indices, guard - top (for tests). */
+size_t ws__sdeque_capacity(const ws_sdeque *q);
+size_t ws__sdeque_public(const ws_sdeque *q);
+
+/* Owner only: true if the next push may take the fast path (ws__sdeque_push_fitting). One
+ * comparison: d - 1 wraps around when the deque is empty (d == 0), so that the slow path can
+ * tell the caller that it pushed onto an empty deque. */
+static inline bool ws__sdeque_fits(ws_sdeque *q)
+{
+    /* relaxed: bottom is ours; limit is a request flag whose partner is the relaxed store in
+     * ws_sdeque_steal: a late view only delays the owner's share by one push. */
+    uint64_t d = (uint64_t)(ws_load_relaxed(&q->bottom) - q->top_seen);
+    return WS_LIKELY(d - 1 < ws_load_relaxed(&q->limit));
+}
+
+/* Owner only, after ws__sdeque_fits: plain stores (a release store is a plain store on x86). */
+static inline void ws__sdeque_push_fitting(ws_sdeque *q, void *item)
+{
+    /* relaxed: the owner's own variable. */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    /* relaxed: published by the release store of bottom (if below the guard) or by a share. */
+    ws_store_relaxed(&q->slot[(size_t)b & q->mask], item);
+    /* release: a thief that reads this bottom and finds index b below the guard takes the
+     * item: it must see the slot and the record the item points to (its acquire load). */
+    WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b + 1);
+}
+
+/* Owner only: the newest item, or NULL if the deque is empty (or thieves took the rest).
+ * Plain loads and stores when the item lies at or above the guard. */
+static inline void *ws__sdeque_pop(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. */
+    int64_t b = ws_load_relaxed(&q->bottom) - 1;
+    if (WS_UNLIKELY(b < q->guard))
+        return ws__sdeque_pop_public(q);
+    /* relaxed: our own write; private (no thief may claim an index at or above the guard). */
+    void *item = ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
+    /* release: every store of bottom is a release, so that a thief reading any value of it
+     * sees the pushes before (the items it may take below the guard). */
+    WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b);
+    return item;
+}
 
 /* ---- the baseline: the same operations under one pthread mutex (deque_locked.c) ---- */
 

@@ -25,33 +25,52 @@ typedef struct ws__injector ws__injector;
 struct ws__worker;
 
 /* ---- the deque a worker uses ------------------------------------------------------------- */
-/* The product uses the Chase-Lev deque. A bench-only build of the library (WS_LOCKED_DEQUE) runs
- * the same scheduler on the mutex deque, so that the two can be compared on whole programs. */
+/* The product uses the split deque (deque.h; docs/deque.md says why not Chase-Lev). A
+ * bench-only build of the library (WS_LOCKED_DEQUE) runs the same scheduler on the mutex deque,
+ * so that the two can be compared on whole programs; it has no fast path (fits is false). */
 #ifdef WS_LOCKED_DEQUE
 typedef ws_locked_deque ws__wdeque;
-#define ws__wdeque_init                     ws_locked_deque_init
-#define ws__wdeque_destroy                  ws_locked_deque_destroy
-#define ws__wdeque_push_size                ws__locked_deque_push_size
-#define ws__wdeque_owner_bottom             ws__locked_deque_owner_bottom
-#define ws__wdeque_owner_size               ws__locked_deque_owner_size
-#define ws__wdeque_push_fitting(q, item, b) ((void)(b), (void)ws_locked_deque_push((q), (item)))
-#define ws__wdeque_pop                      ws_locked_deque_pop
-#define ws__wdeque_steal                    ws_locked_deque_steal
-#define ws__wdeque_size                     ws_locked_deque_size
-#define ws__wdeque_growths(q)               ((q)->growths)
+#define ws__wdeque_init(q, cap, reserve) ((void)(reserve), ws_locked_deque_init((q), (cap)))
+#define ws__wdeque_destroy               ws_locked_deque_destroy
+#define ws__wdeque_fits(q)               ((void)(q), false)
+#define ws__wdeque_push_fitting(q, item) ((void)ws_locked_deque_push((q), (item)))
+#define ws__wdeque_pop                   ws_locked_deque_pop
+#define ws__wdeque_steal                 ws_locked_deque_steal
+#define ws__wdeque_size                  ws_locked_deque_size
+#define ws__wdeque_growths(q)            ((q)->growths)
+#define ws__wdeque_set_depth_cap(q, cap) ((void)(q), (void)(cap))
+#define ws__wdeque_force_slow(q)         ((void)(q))
+static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool *published)
+{
+    *published = false;
+    return ws__locked_deque_push_size(q, item);
+}
 #else
-typedef ws_deque ws__wdeque;
-#define ws__wdeque_init         ws_deque_init
-#define ws__wdeque_destroy      ws_deque_destroy
-#define ws__wdeque_push_size    ws__deque_push_inline
-#define ws__wdeque_owner_bottom ws__deque_owner_bottom
-#define ws__wdeque_owner_size   ws__deque_owner_size
-#define ws__wdeque_push_fitting ws__deque_push_fitting
-#define ws__wdeque_pop          ws__deque_pop_inline
-#define ws__wdeque_steal        ws_deque_steal
-#define ws__wdeque_size         ws_deque_size
-#define ws__wdeque_growths(q)   ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+typedef ws_sdeque ws__wdeque;
+#define ws__wdeque_init          ws_sdeque_init
+#define ws__wdeque_destroy       ws_sdeque_destroy
+#define ws__wdeque_fits          ws__sdeque_fits
+#define ws__wdeque_push_fitting  ws__sdeque_push_fitting
+#define ws__wdeque_push_slow     ws__sdeque_push_slow
+#define ws__wdeque_pop           ws__sdeque_pop
+#define ws__wdeque_steal         ws_sdeque_steal
+#define ws__wdeque_size          ws_sdeque_size
+#define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow    ws__sdeque_force_slow
 #endif
+
+/* Owner only: pushes item wherever it goes (fast or slow path). -1 if the deque could not
+ * grow (unchanged), else at least 0 (0: the deque was empty). For pushes off the join path. */
+static inline int64_t ws__wdeque_push_size(ws__wdeque *q, void *item)
+{
+    bool published;
+    if (ws__wdeque_fits(q)) {
+        ws__wdeque_push_fitting(q, item);
+        return 1;
+    }
+    return ws__wdeque_push_slow(q, item, &published);
+}
 
 /* ---- tasks (join.c) ---------------------------------------------------------------------- */
 
@@ -220,10 +239,6 @@ typedef struct ws__worker {
     uint64_t rng;      /* xorshift state for victim selection */
     uint32_t picks;    /* scheduling picks, for the every-Nth injector check */
     int64_t max_depth; /* deepest this deque has been (published to counters on change) */
-    /* max_depth - 1, what join.c's one-comparison test reads on every join; 0 while profiling
-     * or tracing, which closes the fast path. Written by the owner (join.c), and to 0 by
-     * ws_pool_profile's thread; relaxed either way (see set_slow_mode in profile.c). */
-    _Atomic uint64_t depth_limit;
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */
     _Atomic uint32_t profiling;
@@ -246,7 +261,10 @@ typedef struct ws__worker {
     alignas(WS_CACHE_LINE) ws__counters counters;
 } ws__worker;
 
-/* join.c: worker w recomputes its depth_limit after max_depth, profiling or tracing changed. */
+/* join.c: worker w recomputes its deque's depth cap after max_depth, profiling or tracing
+ * changed: pushes leave the fast path at a new maximum depth (for the statistic), and always
+ * while the pool is profiled or traced (ws_pool_profile's thread closes the fast path with
+ * ws__wdeque_force_slow; the slow push then calls this). */
 void ws__worker_update_depth_limit(ws__worker *w);
 
 /* The worker running on this thread, or NULL. */
@@ -335,7 +353,7 @@ void ws__wait_end(ws__worker *w, ws__wait *s);
  * its own ring, so recording takes no lock; the rings are read after the workers have stopped.
  * When tracing is off, pool->trace is NULL and the hooks are never called: the callers test
  * pool->trace on their rare paths only, and fork-join takes its general path while tracing (the
- * fast path is closed by setting every worker's depth_limit to 0), so the fast path pays
+ * fast path is closed by ws__wdeque_force_slow and a depth cap of 0), so the fast path pays
  * nothing. */
 
 typedef struct ws__trace ws__trace; /* defined in trace.c */

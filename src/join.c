@@ -223,17 +223,21 @@ void ws__task_wait(ws__worker *w, ws__task *t)
 
 void ws__worker_update_depth_limit(ws__worker *w)
 {
-    /* relaxed: read only by this worker; ws_pool_profile's thread may store 0 concurrently,
-     * which sends this worker back here on its next join. */
+    /* relaxed: read only by this worker; ws_pool_profile's thread may store 1 concurrently and
+     * then closes the fast path, which sends this worker back here on its next join. */
     bool slow = ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
-    ws_store_relaxed(&w->depth_limit, slow || w->max_depth == 0 ? 0u : (uint64_t)w->max_depth - 1);
+    ws__wdeque_set_depth_cap(&w->deque, slow || w->max_depth == 0 ? 0 : w->max_depth - 1);
 }
 
-/* The rare outcomes of a push: the deque could not grow (false: the caller runs the child
- * inline), it was empty (wake an idle worker), it is deeper than ever (statistics), or the fast
- * path is closed for profiling or tracing (depth_limit 0). */
-static WS_NOINLINE bool push_rare(ws__worker *w, int64_t before)
+/* The push that the deque's fast path declined: the deque could not grow (false: the caller
+ * runs the child inline), it was empty (wake an idle worker), it shared work with a thief that
+ * asked (wake one too: the thief may have gone to sleep meanwhile), it is deeper than ever
+ * (statistics), or the fast path is closed for profiling or tracing. A push onto a non-empty
+ * deque that shares nothing wakes nobody: whoever emptied it is awake and will look again. */
+static WS_NOINLINE bool push_rare(ws__worker *w, ws__task *t)
 {
+    bool published;
+    int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
     if (before < 0) {
         ws__count(w, inline_runs, 1);
         return false;
@@ -245,27 +249,17 @@ static WS_NOINLINE bool push_rare(ws__worker *w, int64_t before)
         ws_store_relaxed(&w->counters.max_deque_depth, (uint64_t)before + 1);
     }
     ws__worker_update_depth_limit(w);
-    if (before == 0)
+    if (before == 0 || published)
         ws__idle_notify(w->pool);
     return true;
-}
-
-/* True when a push that found `before` items needs push_rare: one unsigned comparison catches
- * all the cases (before - 1 wraps around for -1 and 0; a full deque has before >= capacity >=
- * max_depth; depth_limit 0 makes every push rare). A push onto a non-empty deque wakes nobody:
- * whoever emptied it is awake and will look again. */
-static inline bool push_is_rare(ws__worker *w, int64_t before)
-{
-    /* relaxed: see ws__worker_update_depth_limit. */
-    return WS_UNLIKELY((uint64_t)before - 1 >= ws_load_relaxed(&w->depth_limit));
 }
 
 /* Worker w pushes t; false if the deque could not grow (the caller then runs it inline). */
 static inline bool push_task(ws__worker *w, ws__task *t)
 {
-    int64_t before = ws__wdeque_push_size(&w->deque, t);
-    if (push_is_rare(w, before))
-        return push_rare(w, before);
+    if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
+        return push_rare(w, t);
+    ws__wdeque_push_fitting(&w->deque, t);
     ws__count(w, spawns, 1);
     return true;
 }
@@ -395,11 +389,13 @@ static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn 
     join_finish(w, &t, "ws_join", "join");
 }
 
-/* The fast path: the deque is neither empty nor full nor deeper than ever, and the pool is
- * neither profiled nor traced, so the push needs no check and no call. Every other case goes to
- * out-of-line functions as tail calls, so nothing lives in callee-saved registers across a():
- * the worker pointer is reloaded from thread-local storage, and b, b_arg are read back from t.
- * The child counts as a spawn and a pop in one counter (fast_joins). */
+/* The fast path: the deque's one comparison says that the push fits (not full, private part
+ * not empty, no thief asking, not deeper than ever, pool neither profiled nor traced), so the
+ * push is two plain stores and the pop, while the child is private, two plain loads and a
+ * store. Every other case goes to out-of-line functions as tail calls, so nothing lives in
+ * callee-saved registers across a(): the worker pointer is reloaded from thread-local storage,
+ * and b, b_arg are read back from t. The child counts as a spawn and a pop in one counter
+ * (fast_joins). */
 void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
 {
     ws__worker *w = ws__tls_worker;
@@ -409,17 +405,13 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     }
     if (WS_UNLIKELY(a == NULL || b == NULL))
         ws__contract_violation("ws_join", "NULL function");
-    int64_t bottom = ws__wdeque_owner_bottom(&w->deque);
-    /* push_is_rare's test, written as (bottom - 1) - top, which saves an instruction. */
-    int64_t before_minus_1 = ws__wdeque_owner_size(&w->deque, bottom - 1);
-    /* relaxed: see ws__worker_update_depth_limit. */
-    if (WS_UNLIKELY((uint64_t)before_minus_1 >= ws_load_relaxed(&w->depth_limit))) {
+    if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque))) {
         join_general(w, a, a_arg, b, b_arg);
         return;
     }
     ws__task t;
     task_init(&t, b, b_arg);
-    ws__wdeque_push_fitting(&w->deque, &t, bottom);
+    ws__wdeque_push_fitting(&w->deque, &t);
     JOIN_GUARDED(&t, a(a_arg));
     w = ws__tls_worker;
     ws__task *p = ws__wdeque_pop(&w->deque);

@@ -186,7 +186,9 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
     ws__worker *w = ws__aligned_alloc(WS_CACHE_LINE, sizeof(ws__worker));
     if (w == NULL)
         return NULL;
-    if (ws__wdeque_init(&w->deque, DEQUE_INITIAL_CAPACITY) != 0) {
+    /* Thieves may take as many tasks of a blocked owner as there are other threads. */
+    unsigned reserve = pool->nworkers + pool->nspares - 1;
+    if (ws__wdeque_init(&w->deque, DEQUE_INITIAL_CAPACITY, reserve) != 0) {
         ws__free(w);
         return NULL;
     }

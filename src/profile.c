@@ -42,9 +42,9 @@
  * with timers instead of instruction counts. The figures are those of the DAG, independent of
  * how the run was scheduled, up to timer noise.
  *
- * Cost when not profiling: none on the fork-join fast path. Profiling sets every worker's
- * depth_limit to 0, which sends every join to join.c's general path, where the instrumentation
- * is; ws_spawn and ws_sync test one per-worker flag.
+ * Cost when not profiling: none on the fork-join fast path. Profiling closes every worker's
+ * fast path (ws__wdeque_force_slow), which sends every join to join.c's general path, where the
+ * instrumentation is; ws_spawn and ws_sync test one per-worker flag.
  */
 #include "internal.h"
 
@@ -285,9 +285,9 @@ static void set_slow_mode(ws_pool *pool, bool on)
          * the profiled computation; a worker busy with other work may see them late, which
          * only delays when its own joins become instrumented. */
         ws_store_relaxed(&w->profiling, on ? 1u : 0u);
-        /* relaxed: 0 sends the worker's next join to the general path, which is instrumented
-         * while profiling and, when profiling is off again, recomputes the limit itself. */
-        ws_store_relaxed(&w->depth_limit, 0u);
+        /* Sends the worker's next join to the general path, which is instrumented while
+         * profiling and, when profiling is off again, recomputes the limit itself. */
+        ws__wdeque_force_slow(&w->deque);
     }
 }
 

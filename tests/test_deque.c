@@ -2,9 +2,11 @@
  *
  *   test_deque <test> <impl> [thieves] [items]
  *
- * <impl> is `lockfree` (ws_deque_*, Chase-Lev) or `locked` (ws_locked_deque_*, the mutex
- * baseline). Both go through one table of function pointers over a void * deque, so every test
- * body below is the same code for both. <test> is one of:
+ * <impl> is `lockfree` (ws_deque_*, Chase-Lev), `locked` (ws_locked_deque_*, the mutex
+ * baseline) or `split` (ws_sdeque, the workers' split deque; stress, lastrace and splitseq
+ * only: its steal may fail while the deque holds private items, which the other tests
+ * forbid). All go through one table of function pointers over a void * deque, so every test
+ * body below is the same code for each. <test> is one of:
  *
  *   sequential  LIFO pop, FIFO steal, NULL when empty, exact size, and random mixes of push, pop
  *               and steal checked against a plain array model, from small capacities.
@@ -16,6 +18,7 @@
  *               capacity 1 or 2 every batch, so the arrays grow again and again under contention.
  *   lastrace    the single-element race: every round the owner pushes one item and pops it while
  *               [thieves] threads try to steal it; exactly one side gets it.
+ *   splitseq    (split only) requests, shares, the guard's moves and the reserve, step by step.
  *
  * [thieves] and [items] default to 2 and to the sizes below (scaled down under sanitizers by
  * test_scaled); WS_DEQUE_THIEVES and WS_DEQUE_ITEMS override the defaults, WS_TEST_SEED replays a
@@ -116,11 +119,68 @@ static size_t lk_size(const void *q)
     return ws_locked_deque_size(q);
 }
 
+/* The split deque (the workers' deque): its push is the scheduler's fast path when it fits;
+ * push_size always takes the slow path, which reads top and so reports the exact size.
+ * split_reserve is the reserve of the next deque made (the stress test varies it). */
+static unsigned split_reserve = 1;
+
+static int sp_init(void *q, size_t capacity)
+{
+    return ws_sdeque_init(q, capacity, split_reserve);
+}
+static void sp_destroy(void *q)
+{
+    ws_sdeque_destroy(q);
+}
+static int64_t sp_push_size(void *q, void *item)
+{
+    bool published;
+    return ws__sdeque_push_slow(q, item, &published);
+}
+static int sp_push(void *q, void *item)
+{
+    if (!ws__sdeque_fits(q))
+        return sp_push_size(q, item) < 0 ? ENOMEM : 0;
+    ws__sdeque_push_fitting(q, item);
+    return 0;
+}
+static void *sp_pop(void *q)
+{
+    return ws__sdeque_pop(q);
+}
+static void *sp_steal(void *q)
+{
+    return ws_sdeque_steal(q);
+}
+static size_t sp_size(const void *q)
+{
+    return ws_sdeque_size(q);
+}
+static size_t sp_capacity(const void *q)
+{
+    return ws__sdeque_capacity(q);
+}
+/* Owner or quiescent: the invariants of deque.c's opening comment. */
+static void sp_check(const void *p)
+{
+    ws_sdeque *q = (ws_sdeque *)p;
+    /* relaxed: no other thread runs. */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    uint64_t v = ws_load_relaxed(&q->ts);
+    int64_t top = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
+    ASSERT_UEQ((uint64_t)top & (~UINT64_C(0) >> WS_SDEQUE_AVAIL_BITS), v >> WS_SDEQUE_AVAIL_BITS);
+    ASSERT_LE(top, b);
+    ASSERT_LE(q->top_seen, top);
+    ASSERT_LE(b - top, (int64_t)ws__sdeque_capacity(q));
+}
+
 static const deque_ops impls[] = {
     {"lockfree", sizeof(ws_deque), lf_init, lf_destroy, lf_push, lf_push_size, lf_pop, lf_steal,
      lf_size, lf_capacity, lf_check},
     {"locked", sizeof(ws_locked_deque), lk_init, lk_destroy, lk_push, lk_push_size, lk_pop,
      lk_steal, lk_size, NULL, NULL},
+    {"split", sizeof(ws_sdeque), sp_init, sp_destroy, sp_push, sp_push_size, sp_pop, sp_steal,
+     sp_size, sp_capacity, sp_check},
 };
 
 /* The struct's storage comes from the C library, not ws__malloc, so that an armed allocation
@@ -502,6 +562,70 @@ static void test_enomem(const deque_ops *ops)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* splitseq: the split deque's own rules, one thread                                         */
+/* ---------------------------------------------------------------------------------------- */
+
+static void *split_new(size_t capacity, unsigned reserve)
+{
+    split_reserve = reserve;
+    return deque_new(&impls[2], capacity);
+}
+
+/* Private items are not stolen until a thief asks and the owner pushes again; then the older
+ * half becomes public; pops above the guard are private, pops below take items back; the
+ * reserve makes the first items pushed onto an empty deque public at once. */
+static void test_splitseq(void)
+{
+    const deque_ops *ops = &impls[2];
+    int v[16];
+    ws_sdeque *q = split_new(4, 0);
+    for (int i = 0; i < 6; i++)
+        ASSERT_OK(ops->push(q, &v[i])); /* grows from 4 to 8 */
+    ASSERT_UEQ(ops->size(q), 6);
+    ASSERT_UEQ(ws__sdeque_public(q), 0);
+    ASSERT_PTR_EQ(ops->steal(q), NULL); /* all private: the thief asks */
+    ASSERT_PTR_EQ(ops->steal(q), NULL);
+    ASSERT_OK(ops->push(q, &v[6])); /* sees the request: shares 4 of the 7 */
+    ASSERT_UEQ(ws__sdeque_public(q), 4);
+    ASSERT_PTR_EQ(ops->steal(q), &v[0]);
+    ASSERT_PTR_EQ(ops->steal(q), &v[1]);
+    ASSERT_UEQ(ws__sdeque_public(q), 2);
+    for (int i = 6; i >= 4; i--)
+        ASSERT_PTR_EQ(ops->pop(q), &v[i]); /* private pops */
+    ASSERT_PTR_EQ(ops->pop(q), &v[3]);     /* below the guard: moves it down */
+    ASSERT_UEQ(ws__sdeque_public(q), 1);
+    ASSERT_PTR_EQ(ops->pop(q), &v[2]); /* the last public item, taken like a thief */
+    ASSERT_UEQ(ws__sdeque_public(q), 0);
+    expect_empty(ops, q);
+    deque_free(ops, q);
+
+    q = split_new(4, 2);
+    ASSERT_EQ(ops->push_size(q, &v[0]), 0); /* empty: the guard goes 2 above */
+    ASSERT_OK(ops->push(q, &v[1]));         /* into the reserve: public at once */
+    ASSERT_OK(ops->push(q, &v[2]));         /* above the guard: private */
+    ASSERT_PTR_EQ(ops->steal(q), &v[0]);
+    ASSERT_PTR_EQ(ops->steal(q), &v[1]);
+    ASSERT_PTR_EQ(ops->steal(q), NULL);
+    ASSERT_PTR_EQ(ops->pop(q), &v[2]);
+    ASSERT_PTR_EQ(ops->pop(q), NULL); /* the rest was stolen */
+    expect_empty(ops, q);
+    ASSERT_EQ(ops->push_size(q, &v[3]), 0); /* empty again: a new reserve */
+    ASSERT_PTR_EQ(ops->steal(q), &v[3]);
+    ASSERT_PTR_EQ(ops->pop(q), NULL);
+    expect_empty(ops, q);
+    deque_free(ops, q);
+
+    /* A reserve above items that the owner pops back: the pops take them back with CAS. */
+    q = split_new(2, 3);
+    for (int i = 0; i < 3; i++)
+        ASSERT_OK(ops->push(q, &v[i]));
+    for (int i = 2; i >= 0; i--)
+        ASSERT_PTR_EQ(ops->pop(q), &v[i]);
+    expect_empty(ops, q);
+    deque_free(ops, q);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Items with a magic value and a consume counter                                            */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -671,6 +795,7 @@ static void test_stress(const deque_ops *ops, uint64_t seed, unsigned nthieves, 
     uint64_t rng = seed | 1, pushed = 0, popped = 0, growths = 0, max_size = 0;
     for (uint64_t k = 0; k < nbatches; k++) {
         uint64_t n = nitems - pushed < STRESS_BATCH ? nitems - pushed : STRESS_BATCH;
+        split_reserve = (unsigned)(k % 3); /* only the split deque has a reserve */
         void *q = deque_new(ops, 1 + (k & 1));
         size_t cap0 = ops->capacity != NULL ? ops->capacity(q) : 0;
         rounds[k].deque = q;
@@ -926,8 +1051,8 @@ static void test_lastrace(const deque_ops *ops, uint64_t seed, unsigned nthieves
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: test_deque sequential|growth|enomem|stress|lastrace "
-                    "lockfree|locked [thieves] [items]\n");
+    fprintf(stderr, "usage: test_deque sequential|growth|enomem|stress|lastrace|splitseq "
+                    "lockfree|locked|split [thieves] [items]\n");
     exit(2);
 }
 
@@ -957,6 +1082,8 @@ int main(int argc, char **argv)
         test_sequential(ops, seed);
     } else if (strcmp(test, "growth") == 0) {
         test_growth(ops);
+    } else if (strcmp(test, "splitseq") == 0) {
+        test_splitseq();
     } else if (strcmp(test, "enomem") == 0) {
         test_enomem(ops);
     } else if (strcmp(test, "stress") == 0) {

@@ -1,0 +1,151 @@
+/* model_sdeque.c: the split deque's protocol (src/deque.c, included as it is) under the GenMC
+ * model checker, in every execution the C11 model (RC11) allows.
+ *
+ *   genmc --rc11 --disable-estimation -- -I src -I include [-DSCENARIO=n] [-DWEAKEN=n]
+ *         tests/model_sdeque.c
+ *
+ * One owner and one thief (tests/model_sdeque.sh runs every scenario and variant):
+ *   SCENARIO 1  reserve 2, capacity 1: the owner pushes X onto the empty deque (the guard goes
+ *               2 above it), then Y (into the reserve: public through the release store of
+ *               bottom; the array grows, so X is copied); then it pops until empty. The thief
+ *               steals twice.
+ *   SCENARIO 2  reserve 0: the owner pushes X and pops it privately, then pushes Y and Z (the
+ *               slow push shares if the thief has asked by then) and pops until empty. The
+ *               thief steals three times: a stale view must never yield X a second time.
+ * Each item carries a plain payload written before its push; whoever takes it reads it (a data
+ * race or a wrong value is an error) and counts the take. After both threads: every item taken
+ * exactly once.
+ *
+ * WEAKEN=n replaces one relied-on order by relaxed (the macros of src/deque.h):
+ *   1 WS_SDEQUE_SHARE, 2 WS_SDEQUE_THIEF_TS (scenario 2 catches them),
+ *   3 WS_SDEQUE_PUBLISH_BOTTOM, 4 WS_SDEQUE_THIEF_BOTTOM, 5 WS_SDEQUE_GROW_PUBLISH,
+ *   6 WS_SDEQUE_THIEF_ARRAY (scenario 1 catches them).
+ * Each weakened model must fail; tests/model_sdeque.sh checks that it does.
+ */
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#ifndef SCENARIO
+#define SCENARIO 1
+#endif
+#ifndef WEAKEN
+#define WEAKEN 0
+#endif
+
+#if WEAKEN == 1
+#define WS_SDEQUE_SHARE(p, v) atomic_fetch_add_explicit((p), (v), memory_order_relaxed)
+#elif WEAKEN == 2
+#define WS_SDEQUE_THIEF_TS(p) atomic_load_explicit((p), memory_order_relaxed)
+#elif WEAKEN == 3
+#define WS_SDEQUE_PUBLISH_BOTTOM(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#elif WEAKEN == 4
+#define WS_SDEQUE_THIEF_BOTTOM(p) atomic_load_explicit((p), memory_order_relaxed)
+#elif WEAKEN == 5
+#define WS_SDEQUE_GROW_PUBLISH(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#elif WEAKEN == 6
+#define WS_SDEQUE_THIEF_ARRAY(p) atomic_load_explicit((p), memory_order_relaxed)
+#endif
+
+#include "../src/deque.c"
+
+/* The library's allocation wrappers, as plain malloc (platform.c is not part of the model). */
+void *ws__malloc(size_t size)
+{
+    return malloc(size);
+}
+void *ws__calloc(size_t n, size_t size)
+{
+    /* The checker models malloc, not calloc; zero in words, the size of every field. */
+    uint64_t *p = malloc(n * size);
+    for (size_t i = 0; p != NULL && i < n * size / sizeof(uint64_t); i++)
+        p[i] = 0;
+    return p;
+}
+void ws__free(void *p)
+{
+    free(p);
+}
+
+enum { NITEMS = 3 };
+
+typedef struct model_item {
+    int payload;      /* plain: written before the push, read by the taker */
+    atomic_int taken; /* takes */
+} model_item;
+
+static model_item items[NITEMS];
+static ws_sdeque deque;
+
+static void take(void *x)
+{
+    model_item *it = x;
+    assert(it != NULL);
+    assert(it->payload == 1 + (int)(it - items));
+    atomic_fetch_add_explicit(&it->taken, 1, memory_order_relaxed);
+}
+
+static void push(int i)
+{
+    items[i].payload = 1 + i;
+    if (ws__sdeque_fits(&deque)) {
+        ws__sdeque_push_fitting(&deque, &items[i]);
+    } else {
+        bool published;
+        int64_t before = ws__sdeque_push_slow(&deque, &items[i], &published);
+        assert(before >= 0);
+    }
+}
+
+static void pop_all(void)
+{
+    void *x;
+    while ((x = ws__sdeque_pop(&deque)) != NULL)
+        take(x);
+}
+
+static void *owner(void *arg)
+{
+    (void)arg;
+#if SCENARIO == 1
+    push(0);
+    push(1);
+    pop_all();
+#else
+    push(0);
+    void *x = ws__sdeque_pop(&deque);
+    if (x != NULL)
+        take(x);
+    push(1);
+    push(2);
+    pop_all();
+#endif
+    return NULL;
+}
+
+static void *thief(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < (SCENARIO == 1 ? 2 : 3); i++) {
+        void *x = ws_sdeque_steal(&deque);
+        if (x != NULL)
+            take(x);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    int err = ws_sdeque_init(&deque, 1, SCENARIO == 1 ? 2 : 0);
+    assert(err == 0);
+    pthread_t o, t;
+    pthread_create(&o, NULL, owner, NULL);
+    pthread_create(&t, NULL, thief, NULL);
+    pthread_join(o, NULL);
+    pthread_join(t, NULL);
+    int n = SCENARIO == 1 ? 2 : 3;
+    for (int i = 0; i < n; i++)
+        assert(atomic_load_explicit(&items[i].taken, memory_order_relaxed) == 1);
+    return 0;
+}
