@@ -1,11 +1,13 @@
 /* bench_join: the cost of one ws_join whose child is not stolen.
  *
- *   bench_join [n] [reps]    times fib(n) with a join at every level on 1 worker and the same
- *                            recursion without the runtime; prints ns per join, the median of
- *                            reps runs: (T_ws - T_serial) / joins.
+ *   bench_join [n] [reps]    times fib(n) with a join at every level on 1 worker (ws_join, and
+ *                            the typed ws_spawn/ws_sync layer) and the same recursion without
+ *                            the runtime; prints ns per join, medians of reps interleaved
+ *                            runs: (T_ws - T_serial) / joins.
  *   bench_join --callgrind n runs each root once, for counting instructions with
- *                            valgrind --tool=callgrind --toggle-collect=root_ws (or root_serial);
- *                            bench/join-instructions.sh does both and prints the difference.
+ *                            valgrind --tool=callgrind --toggle-collect=root_ws (root_spawn,
+ *                            root_serial, root_plain); bench/join-instructions.sh does it and
+ *                            prints the differences.
  *
  * The roots are non-inlined functions, so that callgrind counts the computation only (not the
  * pool's start-up or its idle workers). joins = fib(n + 1) - 1.
@@ -52,8 +54,49 @@ static __attribute__((noinline)) void fib_serial(void *p)
     c->r = x.r + y.r;
 }
 
+/* The same fork per non-leaf call through ws_spawn/ws_sync (what the typed layer of
+ * worksteal.h, WS_TASK_n, calls; written out here so that older builds compile it too). */
+static void fib_spawn_sync(void *p)
+{
+    fib_call *c = p;
+    if (c->n < 2) {
+        c->r = c->n;
+        return;
+    }
+    fib_call x = {c->n - 1, 0}, y = {c->n - 2, 0};
+    ws_task t;
+    ws_spawn(&t, fib_spawn_sync, &y);
+    fib_spawn_sync(&x);
+    ws_sync(&t);
+    c->r = x.r + y.r;
+}
+
+/* The plain recursive fib as a C programmer writes it, compiled at -O2 (which may inline
+ * calls into itself): the serial program of the issue's method. */
+__attribute__((noinline, optimize("O2"))) static long fib_plain(int n)
+{
+    return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
+}
+
 __attribute__((noinline)) void root_ws(fib_call *c);
 __attribute__((noinline)) void root_serial(fib_call *c);
+__attribute__((noinline)) void root_spawn(fib_call *c);
+__attribute__((noinline)) void root_plain(fib_call *c);
+
+__attribute__((noinline)) void root_spawn(fib_call *c)
+{
+    fib_spawn_sync(c);
+}
+
+__attribute__((noinline)) void root_plain(fib_call *c)
+{
+    c->r = fib_plain(c->n);
+}
+
+static void run_root_spawn(void *p)
+{
+    root_spawn(p);
+}
 
 __attribute__((noinline)) void root_ws(fib_call *c)
 {
@@ -113,35 +156,52 @@ int main(int argc, char **argv)
     }
     if (callgrind)
         reps = 1;
-    double *t_ws = calloc((size_t)reps, sizeof(double));
-    double *t_serial = calloc((size_t)reps, sizeof(double));
+    /* The four versions, interleaved run by run: ws_join, spawn/sync, the serial recursion
+     * with the same calls, the plain -O2 fib. */
+    enum { WS, SPAWN, SERIAL, PLAIN, VERSIONS };
+    double *t[VERSIONS];
+    for (int v = 0; v < VERSIONS; v++)
+        if ((t[v] = calloc((size_t)reps, sizeof(double))) == NULL)
+            return 1;
     long result = 0;
-    for (int i = 0; i < reps && t_ws != NULL && t_serial != NULL; i++) {
-        fib_call a = {n, 0}, b = {n, 0};
+    for (int i = 0; i < reps; i++) {
+        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}};
         double t0 = now_s();
-        err = ws_pool_run(pool, run_root_ws, &a);
+        err = ws_pool_run(pool, run_root_ws, &c[WS]);
         double t1 = now_s();
-        root_serial(&b);
+        err |= ws_pool_run(pool, run_root_spawn, &c[SPAWN]);
         double t2 = now_s();
-        if (err != 0 || a.r != b.r) {
-            fprintf(stderr, "bench_join: wrong answer or error (%ld, %ld)\n", a.r, b.r);
+        root_serial(&c[SERIAL]);
+        double t3 = now_s();
+        root_plain(&c[PLAIN]);
+        double t4 = now_s();
+        if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r ||
+            c[PLAIN].r != c[SERIAL].r) {
+            fprintf(stderr, "bench_join: wrong answer or error\n");
             return 1;
         }
-        t_ws[i] = t1 - t0;
-        t_serial[i] = t2 - t1;
-        result = a.r;
+        t[WS][i] = t1 - t0;
+        t[SPAWN][i] = t2 - t1;
+        t[SERIAL][i] = t3 - t2;
+        t[PLAIN][i] = t4 - t3;
+        result = c[WS].r;
     }
     ws_pool_destroy(pool);
-    if (t_ws == NULL || t_serial == NULL)
-        return 1;
-    qsort(t_ws, (size_t)reps, sizeof(double), compare);
-    qsort(t_serial, (size_t)reps, sizeof(double), compare);
+    double med[VERSIONS];
+    for (int v = 0; v < VERSIONS; v++) {
+        qsort(t[v], (size_t)reps, sizeof(double), compare);
+        med[v] = t[v][reps / 2];
+        free(t[v]);
+    }
     long joins = joins_of(n);
-    printf("fib(%d) = %ld, %ld joins, 1 worker, median of %d\n", n, result, joins, reps);
-    printf("  ws_join recursion %8.2f ms\n", t_ws[reps / 2] * 1e3);
-    printf("  plain recursion   %8.2f ms\n", t_serial[reps / 2] * 1e3);
-    printf("  cost of a join    %8.2f ns\n", (t_ws[reps / 2] - t_serial[reps / 2]) * 1e9 / joins);
-    free(t_ws);
-    free(t_serial);
+    printf("fib(%d) = %ld, %ld joins, 1 worker, median of %d interleaved runs\n", n, result, joins,
+           reps);
+    printf("  ws_join recursion    %8.2f ms\n", med[WS] * 1e3);
+    printf("  spawn/sync recursion %8.2f ms\n", med[SPAWN] * 1e3);
+    printf("  plain recursion      %8.2f ms   (the same calls)\n", med[SERIAL] * 1e3);
+    printf("  plain fib at -O2     %8.2f ms\n", med[PLAIN] * 1e3);
+    printf("  cost of a join       %8.2f ns   (over the same calls)\n",
+           (med[WS] - med[SERIAL]) * 1e9 / joins);
+    printf("  cost of a spawn/sync %8.2f ns\n", (med[SPAWN] - med[SERIAL]) * 1e9 / joins);
     return 0;
 }

@@ -1,18 +1,37 @@
 #!/bin/sh
-# Instructions per ws_join whose child is not stolen, counted by callgrind inside the root
-# function only: (count(root_ws) - count(root_serial)) / joins, joins = fib(n + 1) - 1.
-# usage: bench/join-instructions.sh [path/to/bench_join] [n]
+# Instructions per fork whose child is not stolen, counted by callgrind inside the root
+# functions of bench_join only (not the pool's start-up or idle workers), one worker:
+#   join         (root_ws - root_serial) / joins: ws_join against the same recursion as calls
+#   spawn/sync   (root_spawn - root_serial) / joins: the typed spawn/sync layer, the same way
+#   issue method (root_ws - root_plain) / joins and (root_spawn - root_plain) / joins: against
+#                the plain recursive fib compiled at gcc -O2
+# joins = fib(n + 1) - 1. Each executable given is measured (e.g. the static and the shared
+# build, or an older build for a before/after comparison; a root it lacks prints "-").
+# usage: bench/join-instructions.sh [bench_join ...] [-n N]
 set -eu
-exe=${1:-build/bench/bench_join}
-n=${2:-20}
-count() {
-    valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$1" \
-        --callgrind-out-file=/dev/null "$exe" --callgrind "$n" 2>&1 |
+n=20
+exes=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    -n) n=$2; shift 2 ;;
+    *) exes="$exes $1"; shift ;;
+    esac
+done
+[ -n "$exes" ] || exes=build/bench/bench_join
+count() { # exe root
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect="$2" \
+        --callgrind-out-file=/dev/null "$1" --callgrind "$n" 2>&1 |
         sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
-ws=$(count root_ws)
-serial=$(count root_serial)
 joins=$(awk -v n="$n" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print a - 1 }')
-awk -v ws="$ws" -v s="$serial" -v j="$joins" -v n="$n" 'BEGIN {
-    printf "fib(%d): %d joins; instructions: ws %d, serial %d\n", n, j, ws, s
-    printf "instructions per join: %.1f\n", (ws - s) / j }'
+echo "fib($n): $joins forks; instructions per fork (callgrind, 1 worker)"
+printf '%-44s %8s %11s %14s %18s\n' executable join spawn/sync "join (issue)" "spawn/sync (issue)"
+for exe in $exes; do
+    ws=$(count "$exe" root_ws)
+    serial=$(count "$exe" root_serial)
+    spawn=$(count "$exe" root_spawn)
+    plain=$(count "$exe" root_plain)
+    awk -v e="$exe" -v ws="$ws" -v sp="$spawn" -v s="$serial" -v p="$plain" -v j="$joins" '
+        function per(x, base) { return (x > 0 && base > 0) ? sprintf("%.1f", (x - base) / j) : "-" }
+        BEGIN { printf "%-44s %8s %11s %14s %18s\n", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p) }'
+done

@@ -111,6 +111,99 @@ WS_API const char *ws_strerror(int err);
 /* Runs a(a_arg) and b(b_arg), possibly in parallel; returns when both are done. */
 WS_API void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg);
 
+/* ---- the inline fast path of ws_join ----
+ * Internal, not part of the API: the ws__ names below are in this header only so that a join
+ * whose child is not stolen runs inline in the caller, with no call and no locked instruction.
+ * The calling thread's worker is found through an initial-exec thread-local pointer, which is
+ * NULL on threads that are not workers (and in the library's mutex-deque build); every case
+ * but the common one calls the library's ws_join. Define WS_NO_INLINE_JOIN to call it always.
+ * The layouts below mirror src/deque.h and src/internal.h, which check them at compile time. */
+#if defined(__GNUC__)
+/* The owner's fields of a worker's deque (the first bytes of struct ws_sdeque). bottom, limit
+ * and fast_joins are atomic: accessed with __atomic builtins only. */
+struct ws__fast {
+    int64_t bottom;
+    int64_t guard;
+    int64_t top_seen;
+    void **slot;
+    uint64_t mask;
+    uint64_t limit;
+    uint64_t fast_joins;
+};
+
+/* A join child's task record (the leading fields of the library's ws__task). */
+struct ws__join_rec {
+    ws_fn fn;
+    void *arg;
+    uint32_t state; /* atomic: 0 (pending, waited) until a thief takes the task */
+    uint32_t flags;
+    void *rest[3];
+};
+
+/* The calling thread's worker deque, or NULL. initial-exec: one load, no call, also from a
+ * shared library (as the library itself does; the program must not dlopen the library). */
+extern WS_API __thread struct ws__fast *ws__tls_fast __attribute__((tls_model("initial-exec")));
+
+/* The rest of a join whose child may have been stolen, or which found a job above it. */
+WS_API void ws__join_finish(struct ws__join_rec *t);
+/* a() threw (C++, or C with -fexceptions): takes the pushed child back (docs/api.md). */
+WS_API void ws__join_abandon(struct ws__join_rec *t);
+/* The cleanup of the inline join's guard: runs only while an exception unwinds the caller. */
+static inline void ws__join_unwind(struct ws__join_rec **guard)
+{
+    if (__builtin_expect(*guard != NULL, 0))
+        ws__join_abandon(*guard);
+}
+#endif
+
+#if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
+static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void *a_arg, ws_fn b,
+                                                                  void *b_arg)
+{
+    struct ws__fast *f = ws__tls_fast;
+    if (__builtin_expect(f == NULL || a == NULL || b == NULL, 0)) {
+        ws_join(a, a_arg, b, b_arg);
+        return;
+    }
+    /* The push fits when 1 <= bottom - top_seen <= limit (the deque's one comparison; a thief
+     * asking for work, profiling and tracing set limit to 0). */
+    int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
+    if (__builtin_expect((uint64_t)(bottom - f->top_seen) - 1 >=
+                             __atomic_load_n(&f->limit, __ATOMIC_RELAXED),
+                         0)) {
+        ws_join(a, a_arg, b, b_arg);
+        return;
+    }
+    struct ws__join_rec t;
+    t.fn = b;
+    t.arg = b_arg;
+    __atomic_store_n(&t.state, 0u, __ATOMIC_RELAXED); /* published by the store of bottom */
+    __atomic_store_n(&f->slot[(uint64_t)bottom & f->mask], (void *)&t, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
+    {
+        /* Disarmed on the normal path, where the compiler drops the cleanup call. */
+        struct ws__join_rec *guard __attribute__((cleanup(ws__join_unwind))) = &t;
+        a(a_arg);
+        guard = NULL;
+    }
+    f = ws__tls_fast;
+    int64_t top = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED) - 1;
+    /* The child is still there and private (at or above the guard): take it back. */
+    if (__builtin_expect(top >= f->guard && __atomic_load_n(&f->slot[(uint64_t)top & f->mask],
+                                                            __ATOMIC_RELAXED) == (void *)&t,
+                         1)) {
+        __atomic_store_n(&f->bottom, top, __ATOMIC_RELEASE);
+        __atomic_store_n(&f->fast_joins, __atomic_load_n(&f->fast_joins, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELAXED);
+        t.fn(t.arg);
+        return;
+    }
+    ws__join_finish(&t);
+}
+
+#define ws_join(a, a_arg, b, b_arg) ws__join_inline((a), (a_arg), (b), (b_arg))
+#endif /* the inline fast path */
+
 /* A spawned task's record, on the caller's stack. Fields are private. */
 typedef struct ws_task {
     union {
@@ -124,6 +217,57 @@ WS_API void ws_spawn(ws_task *task, ws_fn fn, void *arg);
 /* Returns when the spawned fn(arg) has finished. Sync tasks in reverse spawn order, each once,
  * before the spawning function returns (violations abort with a message). */
 WS_API void ws_sync(ws_task *task);
+
+/* ---- typed tasks ------------------------------------------------------------------------ */
+/* WS_TASK_n(R, name, T1, a1, ..., Tn, an) declares a task function R name(T1 a1, ...) whose body
+ * follows the macro, a frame type name_frame (a ws_task, the arguments and the result, on the
+ * caller's stack), and two functions:
+ *     void name_spawn(name_frame *f, T1 a1, ...)  starts name(a1, ...) as ws_spawn does
+ *     R    name_sync(name_frame *f)                waits for it as ws_sync does; its result
+ * The arguments and the result travel in the frame, typed, with no void * struct to write. R is
+ * not void; n is 0 to 3. A plain call name(a1, ...) stays a plain call. Example:
+ *     WS_TASK_1(uint64_t, fib, int, n)
+ *     {
+ *         if (n < 2)
+ *             return (uint64_t)n;
+ *         fib_frame f;
+ *         fib_spawn(&f, n - 2);
+ *         uint64_t x = fib(n - 1);
+ *         return x + fib_sync(&f);
+ *     }
+ */
+#define WS_TASK_(R, name, PARAMS, SPAWN_PARAMS, FIELDS, ARGS, STORE) \
+    static R name PARAMS;                                            \
+    typedef struct name##_frame {                                    \
+        ws_task task;                                                \
+        R result;                                                    \
+        FIELDS                                                       \
+    } name##_frame;                                                  \
+    static inline void name##_run_(void *ws_p_)                      \
+    {                                                                \
+        name##_frame *f = (name##_frame *)ws_p_;                     \
+        f->result = name ARGS;                                       \
+    }                                                                \
+    static inline void name##_spawn SPAWN_PARAMS                     \
+    {                                                                \
+        STORE ws_spawn(&f->task, name##_run_, f);                    \
+    }                                                                \
+    static inline R name##_sync(name##_frame *f)                     \
+    {                                                                \
+        ws_sync(&f->task);                                           \
+        return f->result;                                            \
+    }                                                                \
+    static R name PARAMS
+
+#define WS_TASK_0(R, name) WS_TASK_(R, name, (void), (name##_frame * f), , (), )
+#define WS_TASK_1(R, name, T1, a1) \
+    WS_TASK_(R, name, (T1 a1), (name##_frame * f, T1 a1), T1 a1;, (f->a1), f->a1 = a1;)
+#define WS_TASK_2(R, name, T1, a1, T2, a2)                                            \
+    WS_TASK_(R, name, (T1 a1, T2 a2), (name##_frame * f, T1 a1, T2 a2), T1 a1; T2 a2; \
+             , (f->a1, f->a2), f->a1 = a1; f->a2 = a2;)
+#define WS_TASK_3(R, name, T1, a1, T2, a2, T3, a3)                                           \
+    WS_TASK_(R, name, (T1 a1, T2 a2, T3 a3), (name##_frame * f, T1 a1, T2 a2, T3 a3), T1 a1; \
+             T2 a2; T3 a3;, (f->a1, f->a2, f->a3), f->a1 = a1; f->a2 = a2; f->a3 = a3;)
 
 /* ---- loops ------------------------------------------------------------------------------ */
 

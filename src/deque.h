@@ -194,12 +194,16 @@ typedef struct ws_sdeque {
     int64_t top_seen;
     _Atomic(void *) *slot;
     size_t mask;
-    int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
-    int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* A push finding bottom - top_seen = d items takes the fast path if 1 <= d <= limit: the
      * array has room and the deque stays within depth_cap. Written by the owner in its slow
      * path; set to 0 by a thief asking for work and by ws__sdeque_force_slow. */
     _Atomic uint64_t limit;
+    /* The owner's count of joins whose child it pushed and popped back on the fast path (one
+     * writer, read by statistics readers); here, on the owner's line, because the inline join
+     * of worksteal.h counts it (the fields up to here are its struct ws__fast). */
+    _Atomic uint64_t fast_joins;
+    int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
+    int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
      * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
     alignas(WS_CACHE_LINE) _Atomic uint64_t ts;
@@ -283,6 +287,7 @@ typedef struct ws_locked_deque {
     /* Atomic only so that the size can be estimated without the lock (relaxed loads). */
     _Atomic int64_t top, bottom;
     uint64_t growths;
+    _Atomic uint64_t fast_joins; /* as in ws_sdeque (the locked build has no inline join) */
 } ws_locked_deque;
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);

@@ -60,6 +60,20 @@ typedef ws_sdeque ws__wdeque;
 #define ws__wdeque_force_slow    ws__sdeque_force_slow
 #endif
 
+/* The inline join of worksteal.h reads the owner's fields of the split deque through struct
+ * ws__fast, and builds its child's record as a struct ws__join_rec: the layouts must agree. */
+#define WS_SAME_FIELD_(a, fa, b, fb)                                 \
+    _Static_assert(offsetof(a, fa) == offsetof(b, fb) &&             \
+                       sizeof(((a *)0)->fa) == sizeof(((b *)0)->fb), \
+                   #a "." #fa " must match " #b "." #fb)
+WS_SAME_FIELD_(ws_sdeque, bottom, struct ws__fast, bottom);
+WS_SAME_FIELD_(ws_sdeque, guard, struct ws__fast, guard);
+WS_SAME_FIELD_(ws_sdeque, top_seen, struct ws__fast, top_seen);
+WS_SAME_FIELD_(ws_sdeque, slot, struct ws__fast, slot);
+WS_SAME_FIELD_(ws_sdeque, mask, struct ws__fast, mask);
+WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
+WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
+
 /* Owner only: pushes item wherever it goes (fast or slow path). -1 if the deque could not
  * grow (unchanged), else at least 0 (0: the deque was empty). For pushes off the join path. */
 static inline int64_t ws__wdeque_push_size(ws__wdeque *q, void *item)
@@ -113,6 +127,11 @@ typedef struct ws__task {
 } ws__task;
 
 _Static_assert(sizeof(ws__task) <= sizeof(ws_task), "ws_task must hold a task record");
+_Static_assert(sizeof(ws__task) == sizeof(struct ws__join_rec), "the inline join's record");
+WS_SAME_FIELD_(ws__task, fn, struct ws__join_rec, fn);
+WS_SAME_FIELD_(ws__task, arg, struct ws__join_rec, arg);
+WS_SAME_FIELD_(ws__task, state, struct ws__join_rec, state);
+WS_SAME_FIELD_(ws__task, flags, struct ws__join_rec, flags);
 _Static_assert(alignof(ws__task) <= alignof(ws_task), "ws_task must align a task record");
 
 /* Any thread. Runs t->fn on worker w (w may be NULL for tests) as a task taken from elsewhere
@@ -154,14 +173,13 @@ void ws__prof_mark_stolen(struct ws__worker *w, ws__prof_slot *slot);
 
 /* ---- statistics (stats.c) ---------------------------------------------------------------- */
 
-/* Per-worker counters, one writer each (the worker), read by ws_pool_stats. fast_joins counts
- * joins whose child was pushed and popped back on the fast path: each is one spawn and one pop
- * (one counter update instead of two on the hottest path). */
+/* Per-worker counters, one writer each (the worker), read by ws_pool_stats. The deque's
+ * fast_joins counts joins whose child was pushed and popped back on the fast path: each is one
+ * spawn and one pop (one counter update instead of two on the hottest path). */
 typedef struct ws__counters {
 #define WS_COUNTER_FIELD_(name, kind, doc) _Atomic uint64_t name;
     WS_STATS_FIELDS(WS_COUNTER_FIELD_)
 #undef WS_COUNTER_FIELD_
-    _Atomic uint64_t fast_joins;
     _Atomic uint64_t strands; /* strands measured while profiling (profile.c) */
 } ws__counters;
 
@@ -269,6 +287,18 @@ void ws__worker_update_depth_limit(ws__worker *w);
 
 /* The worker running on this thread, or NULL. */
 extern _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
+
+/* What worksteal.h's ws__tls_fast holds for worker w: its deque's owner fields, or NULL in
+ * the mutex-deque build (no inline join there). */
+static inline struct ws__fast *ws__worker_fast(ws__worker *w)
+{
+#ifdef WS_LOCKED_DEQUE
+    (void)w;
+    return NULL;
+#else
+    return (struct ws__fast *)(void *)&w->deque;
+#endif
+}
 
 /* The worker thread's body (pool.c starts it). */
 void *ws__worker_main(void *worker);

@@ -395,7 +395,7 @@ static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn 
  * store. Every other case goes to out-of-line functions as tail calls, so nothing lives in
  * callee-saved registers across a(): the worker pointer is reloaded from thread-local storage,
  * and b, b_arg are read back from t. The child counts as a spawn and a pop in one counter
- * (fast_joins). */
+ * (the deque's fast_joins). worksteal.h inlines the same fast path into callers. */
 void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
 {
     ws__worker *w = ws__tls_worker;
@@ -413,21 +413,36 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     task_init(&t, b, b_arg);
     ws__wdeque_push_fitting(&w->deque, &t);
     JOIN_GUARDED(&t, a(a_arg));
-    w = ws__tls_worker;
+    ws__join_finish((struct ws__join_rec *)&t);
+}
+
+/* The inline join of worksteal.h: a() threw with the child t still pushed (see Exceptions). */
+void ws__join_abandon(struct ws__join_rec *t)
+{
+    join_abandon((ws__task *)t);
+}
+
+/* The end of a fast-path join (also the inline one of worksteal.h, when its child is not where
+ * the inline test looks): pop the child back and run it, or run jobs above it first, or wait. */
+void ws__join_finish(struct ws__join_rec *rec)
+{
+    ws__task *t = (ws__task *)rec;
+    ws__worker *w = ws__tls_worker;
     ws__task *p = ws__wdeque_pop(&w->deque);
-    if (WS_LIKELY(p == &t)) {
-        ws__count(w, fast_joins, 1);
-        t.fn(t.arg);
+    if (WS_LIKELY(p == t)) {
+        /* relaxed: a statistic with one writer (this worker). */
+        ws_counter_add(&w->deque.fast_joins, 1);
+        t->fn(t->arg);
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
-    p = pop_past_jobs(w, &t, p, "ws_join");
-    if (p == &t) {
+    p = pop_past_jobs(w, t, p, "ws_join");
+    if (p == t) {
         ws__count(w, pops, 1);
-        t.fn(t.arg);
+        t->fn(t->arg);
         return;
     }
-    ws__task_wait(w, &t);
+    ws__task_wait(w, t);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -525,12 +540,39 @@ static WS_NOINLINE void sync_profiled(ws__task *t)
     ws__prof_strand_begin();
 }
 
+/* ws_sync's fast path: t, spawned on worker w's deque, is its newest item and private (at or
+ * above the guard), and the fast path is open (limit not 0: not profiled, not traced, no
+ * thief asking): take it back with plain accesses and run it. False: nothing was done. */
+static inline bool sync_popped_fast(ws__worker *w, ws__task *t)
+{
+#ifdef WS_LOCKED_DEQUE
+    (void)w, (void)t;
+    return false;
+#else
+    ws_sdeque *q = &w->deque;
+    /* relaxed: the owner's own variables; limit as in ws__sdeque_fits. */
+    int64_t b = ws_load_relaxed(&q->bottom) - 1;
+    if (b < q->guard || ws_load_relaxed(&q->limit) == 0 ||
+        ws_load_relaxed(&q->slot[(size_t)b & q->mask]) != t)
+        return false;
+    ws_store_release(&q->bottom, b); /* release: as in ws__sdeque_pop */
+    ws__count(w, pops, 1);
+    t->fn(t->arg);
+    return true;
+#endif
+}
+
 void ws_sync(ws_task *task)
 {
     ws__task *t = (ws__task *)task;
     if (WS_UNLIKELY(t == NULL || t != spawn_top))
         sync_violation(t);
     spawn_top = t->prev_spawn;
+    if (WS_LIKELY(t->flags == SPAWN_IN_DEQUE && sync_popped_fast(ws__tls_worker, t))) {
+        /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
+        ws_store_relaxed(&t->state, WS_TASK_SYNCED);
+        return;
+    }
     /* The flags, not the state: a thief's completion overwrites the state's PROFILED bit. */
     if (WS_UNLIKELY(t->flags & SPAWN_PROFILED)) {
         sync_profiled(t);

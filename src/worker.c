@@ -17,6 +17,9 @@
 #include "internal.h"
 
 _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
+/* The same worker's deque, for the inline join of worksteal.h (exported; NULL in the build on
+ * the mutex deque, which has no inline path). */
+WS_API __thread struct ws__fast *ws__tls_fast WS_TLS_FAST;
 
 /* Every FAIR_PERIOD-th pick looks at the injectors first. Go's scheduler uses 61; we use 31, so
  * that an external job waits at most a few dozen pickups. Prime, so it does not resonate with
@@ -221,6 +224,7 @@ void *ws__worker_main(void *arg)
 {
     ws__worker *w = arg;
     ws__tls_worker = w;
+    ws__tls_fast = ws__worker_fast(w);
     for (;;) {
         if (w->spare && ws__spare_should_retire(w))
             break;
@@ -231,6 +235,7 @@ void *ws__worker_main(void *arg)
         ws__task_run_taken(w, t, what);
     }
     ws__tls_worker = NULL;
+    ws__tls_fast = NULL;
     return NULL;
 }
 

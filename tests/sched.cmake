@@ -35,3 +35,8 @@ endforeach()
 
 # The park/wake store-buffering pattern as a litmus test (test_idle_litmus.c).
 ws_add_test(test_idle_litmus SOURCES test_idle_litmus.c TIMEOUT 180 LABELS sched)
+
+# The typed task layer (WS_TASK_n) and the inline ws_join of worksteal.h.
+foreach(p 1 2 4)
+  ws_add_test(test_sched_typed SOURCES test_sched_typed.c TIMEOUT 180 LABELS sched ARGS ${p})
+endforeach()

@@ -9,6 +9,11 @@ static void add_one(void *p)
     ++*static_cast<int *>(p);
 }
 
+WS_TASK_2(int, add, int, x, int, y)
+{
+    return x + y;
+}
+
 int main()
 {
     int a = 0, b = 0;
@@ -16,7 +21,10 @@ int main()
     ws_task task;
     ws_spawn(&task, add_one, &a);
     ws_sync(&task);
-    if (a != 2 || b != 1 || ws_worker_id() != -1) {
+    add_frame f;
+    add_spawn(&f, 40, 2); // the typed layer, as C++
+    int sum = add_sync(&f);
+    if (a != 2 || b != 1 || sum != 42 || ws_worker_id() != -1) {
         std::fprintf(stderr, "test_header_cxx: FAIL: a=%d b=%d\n", a, b);
         return 1;
     }
