@@ -4,7 +4,7 @@
  *   genmc --rc11 --disable-estimation -- -I src -I include [-DSCENARIO=n] [-DWEAKEN=n]
  *         tests/model_sdeque.c
  *
- * One owner and one thief (tests/model_sdeque.sh runs every scenario and variant):
+ * One owner and one thief (tests/model.cmake runs every scenario and variant):
  *   SCENARIO 1  reserve 2, capacity 1: the owner pushes X onto the empty deque (the guard goes
  *               2 above it), then Y (into the reserve: public through the release store of
  *               bottom; the array grows, so X is copied); then it pops until empty. The thief
@@ -20,7 +20,7 @@
  *   1 WS_SDEQUE_SHARE, 2 WS_SDEQUE_THIEF_TS (scenario 2 catches them),
  *   3 WS_SDEQUE_PUBLISH_BOTTOM, 4 WS_SDEQUE_THIEF_BOTTOM, 5 WS_SDEQUE_GROW_PUBLISH,
  *   6 WS_SDEQUE_THIEF_ARRAY (scenario 1 catches them).
- * Each weakened model must fail; tests/model_sdeque.sh checks that it does.
+ * Each weakened model must fail; tests/model.cmake checks that it does.
  */
 #include <assert.h>
 #include <pthread.h>
