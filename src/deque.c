@@ -370,10 +370,10 @@ static bool sdeque_grow(ws_sdeque *q, int64_t t, int64_t b)
     return true;
 }
 
-/* Owner only, in the slow push (after pushing at index b, with top t and avail read then): how
- * far to move the guard up. An empty deque gets the reserve above b; a thief's request gets
- * the older half of the private items (at least the one just pushed). Within the field. */
-static uint64_t sdeque_raise(ws_sdeque *q, int64_t b, int64_t t, uint64_t avail)
+/* Owner only, in the slow push (after pushing at index b, with top t read then): how far to
+ * move the guard up. An empty deque gets the reserve above b; a thief's request gets the older
+ * half of the private items (at least the one just pushed). */
+static uint64_t sdeque_raise(ws_sdeque *q, int64_t b, int64_t t)
 {
     int64_t target = q->guard;
     if (b == t && target < b + q->reserve)
@@ -386,8 +386,32 @@ static uint64_t sdeque_raise(ws_sdeque *q, int64_t b, int64_t t, uint64_t avail)
         if (target < half)
             target = half;
     }
-    uint64_t k = target > q->guard ? (uint64_t)(target - q->guard) : 0;
-    return k < WS_SDEQUE_AVAIL_MASK - avail ? k : WS_SDEQUE_AVAIL_MASK - avail;
+    return target > q->guard ? (uint64_t)(target - q->guard) : 0;
+}
+
+/* Owner only: moves the guard up by k (at most what the field holds beside avail). */
+static uint64_t sdeque_share(ws_sdeque *q, uint64_t avail, uint64_t k)
+{
+    if (k > WS_SDEQUE_AVAIL_MASK - avail)
+        k = WS_SDEQUE_AVAIL_MASK - avail;
+    if (k > 0) {
+        /* release: publishes the items below the new guard (and their records) to the
+         * thieves' acquire load of ts; the add cannot carry into top (avail + k fits). */
+        WS_SDEQUE_SHARE(&q->ts, k);
+        q->guard += (int64_t)k;
+    }
+    return k;
+}
+
+bool ws__sdeque_publish_all(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    if (b <= q->guard)
+        return false;
+    /* relaxed: only avail's size matters here (the field's room); thieves only lower it. */
+    uint64_t avail = ws_load_relaxed(&q->ts) & WS_SDEQUE_AVAIL_MASK;
+    return sdeque_share(q, avail, (uint64_t)(b - q->guard)) > 0;
 }
 
 int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
@@ -405,14 +429,9 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     if (b - t > (int64_t)q->mask && !sdeque_grow(q, t, b))
         return -1;
     ws__sdeque_push_fitting(q, item);
-    uint64_t k = sdeque_raise(q, b, t, avail);
-    *published = k > 0 && q->guard < b + 1; /* items (not only the reserve) became public */
-    if (k > 0) {
-        /* release: publishes the items below the new guard (and their records) to the
-         * thieves' acquire load of ts; the add cannot carry into top (avail + k fits). */
-        WS_SDEQUE_SHARE(&q->ts, k);
-        q->guard += (int64_t)k;
-    }
+    int64_t old_guard = q->guard;
+    /* items (not only the reserve) became public */
+    *published = sdeque_share(q, avail, sdeque_raise(q, b, t)) > 0 && old_guard < b + 1;
     sdeque_reopen(q, seen);
     return b - t;
 }

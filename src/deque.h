@@ -235,6 +235,10 @@ void *ws__sdeque_pop_public(ws_sdeque *q);
 void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap);
 /* Any thread: sends the owner's next push to the slow path. */
 void ws__sdeque_force_slow(ws_sdeque *q);
+/* Owner only, before it blocks (a wait that parks, a declared blocking call): makes every item
+ * public, since no push of the owner will answer a thief's request meanwhile. True if it
+ * published anything (the caller then wakes a worker to take it). */
+bool ws__sdeque_publish_all(ws_sdeque *q);
 /* Owner or quiescent: the capacity; the number of public indices, guard - top (for tests). */
 size_t ws__sdeque_capacity(const ws_sdeque *q);
 size_t ws__sdeque_public(const ws_sdeque *q);

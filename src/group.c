@@ -59,7 +59,7 @@ static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
     ws__worker *w = ws__tls_worker;
     bool local = w != NULL && w->pool == pool && !(t->flags & WS_HIGH_PRIORITY);
     if (local && may_fork) {
-        int64_t before = ws__wdeque_push_size(&w->deque, t);
+        int64_t before = ws__wdeque_push_size(w, t);
         if (before >= 0) {
             ws__count(w, spawns, 1);
             ws__idle_notify(pool);
@@ -237,7 +237,7 @@ static ws__task *own_job(ws__worker *w, ws__group *g)
             ws__count(w, pops, 1);
             return t;
         }
-        ws__wdeque_push_size(&w->deque, t); /* not g's: back where it was (no growth) */
+        ws__wdeque_push_size(w, t); /* not g's: back where it was (no growth) */
     }
     ws_pool *pool = w->pool;
     t = ws__injector_take_owned(&pool->urgent, g);

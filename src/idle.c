@@ -138,6 +138,10 @@ void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
         ws__futex_wait(word, value);
         return;
     }
+    /* Its deque's private items must not sleep with it: no push of this worker will answer a
+     * thief's request meanwhile (the split deque, docs/deque.md). */
+    if (ws__wdeque_publish_all(&w->deque))
+        ws__idle_notify(w->pool);
     ws__count(w, parks, 1);
     bool traced = w->pool->trace != NULL;
     uint64_t start = traced ? ws__now_ns() : 0;

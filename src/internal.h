@@ -40,6 +40,7 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_growths(q)            ((q)->growths)
 #define ws__wdeque_set_depth_cap(q, cap) ((void)(q), (void)(cap))
 #define ws__wdeque_force_slow(q)         ((void)(q))
+#define ws__wdeque_publish_all(q)        ((void)(q), false)
 static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool *published)
 {
     *published = false;
@@ -58,6 +59,7 @@ typedef ws_sdeque ws__wdeque;
 #define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
 #define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
 #define ws__wdeque_force_slow    ws__sdeque_force_slow
+#define ws__wdeque_publish_all   ws__sdeque_publish_all
 #endif
 
 /* The inline join of worksteal.h reads the owner's fields of the split deque through struct
@@ -73,18 +75,6 @@ WS_SAME_FIELD_(ws_sdeque, slot, struct ws__fast, slot);
 WS_SAME_FIELD_(ws_sdeque, mask, struct ws__fast, mask);
 WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
 WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
-
-/* Owner only: pushes item wherever it goes (fast or slow path). -1 if the deque could not
- * grow (unchanged), else at least 0 (0: the deque was empty). For pushes off the join path. */
-static inline int64_t ws__wdeque_push_size(ws__wdeque *q, void *item)
-{
-    bool published;
-    if (ws__wdeque_fits(q)) {
-        ws__wdeque_push_fitting(q, item);
-        return 1;
-    }
-    return ws__wdeque_push_slow(q, item, &published);
-}
 
 /* ---- tasks (join.c) ---------------------------------------------------------------------- */
 
@@ -463,6 +453,23 @@ static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
     /* relaxed: a glance without a barrier (see idle.c); the strict path is ws__idle_notify. */
     if (WS_UNLIKELY(ws_load_relaxed(&pool->idle.sleepers) != 0))
         ws__idle_notify(pool);
+}
+
+/* Worker w pushes t on its own deque, fast or slow path, off the join path (a group job, a
+ * task put back). -1 if the deque could not grow (unchanged), else at least 0 (0: the deque
+ * was empty). If the push shared work with a thief that asked, a sleeper is woken: the thief
+ * may have gone to sleep meanwhile, and nothing else would wake it. */
+static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
+{
+    bool published = false;
+    int64_t before = 1;
+    if (ws__wdeque_fits(&w->deque))
+        ws__wdeque_push_fitting(&w->deque, t);
+    else
+        before = ws__wdeque_push_slow(&w->deque, t, &published);
+    if (published)
+        ws__idle_notify(w->pool);
+    return before;
 }
 
 static inline void ws__prof_note_steal(ws__worker *w)

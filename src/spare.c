@@ -125,8 +125,12 @@ void ws__blocked_leave(ws__worker *w)
 void ws_block_begin(void)
 {
     ws__worker *w = ws__tls_worker;
-    if (w != NULL)
-        ws__blocked_enter(w);
+    if (w == NULL)
+        return;
+    /* As before parking (ws__park_word): the blocked task's spawned work stays stealable. */
+    if (ws__wdeque_publish_all(&w->deque))
+        ws__idle_notify(w->pool);
+    ws__blocked_enter(w);
 }
 
 void ws_block_end(void)
