@@ -180,7 +180,12 @@ static ws__task *leapfrog(ws__worker *w, ws__task *t)
     uint32_t thief = ws_load_relaxed(&t->state) >> WS_TASK_THIEF_SHIFT;
     if (thief == 0 || thief - 1 == w->id || thief > 0xFFFF)
         return NULL; /* not marked yet (or DONE/SYNCED, which the caller sees next) */
-    ws__task *u = ws__steal_from(w, w->pool->workers[thief - 1]);
+    ws_pool *pool = w->pool;
+    /* acquire: a spare's record is made when it is first needed; pairs with the release store
+     * of spares_started in spare.c, after which its slot may be read. */
+    if (thief - 1 >= pool->nworkers + ws_load_acquire(&pool->spares_started))
+        return NULL;
+    ws__task *u = ws__steal_from(w, pool->workers[thief - 1]);
     if (u != NULL)
         ws__count(w, leapfrogs, 1);
     return u;
