@@ -1,6 +1,7 @@
 /* wl_external.c: benchmarks of external work: the injector, wake-ups and priorities.
  *
  *   bench_external [--quick] [--workers N] [--reps N] [--jobs N] [--samples N] [--csv FILE]
+ *                  [--sections throughput,queues,wakeup,priority,batch]
  *
  * 1. Injector throughput. 1, 2 and 4 producer threads (outside the pool) submit --jobs tiny jobs
  *    in total (default 10^6) to a pool of --workers workers (default: the online CPUs); the
@@ -18,11 +19,14 @@
  *    p99 over --samples samples (default 10^4). Before each sample the benchmark waits until
  *    every worker has parked (read from the pool's idle counters) and then 300 us more. The same
  *    for the mutex pool, whose idle workers sleep on its condition variable as soon as the
- *    queue is empty (a 300 us pause before each sample). Samples of the two alternate.
+ *    queue is empty (a 300 us pause before each sample), and for ws_pool_run from outside on
+ *    the parked pool (the call to the job's start). Samples of the three alternate.
  * 3. Priority latency: a pool saturated by one long job per worker (5 ms of spinning) and a
  *    backlog of 64 normal jobs (200 us each) in the injector; a probe job submitted then (after
  *    a random pause of up to 1 ms) with WS_HIGH_PRIORITY, or at normal priority: the time from
  *    its submission to its start, p50 and p99 (high and normal samples alternate).
+ * 4. Batch: --jobs tiny group jobs submitted from the main thread and waited for, at 1 and 2
+ *    workers, against the mutex pool (ws-bench's batch workload in small; see bench_batch).
  * --quick: tiny sizes for CI (numbers meaningless). --csv FILE: one row per figure.
  * A run in which a job was lost or ran twice makes the program exit 1.
  */
@@ -77,6 +81,7 @@ typedef struct xb_opts {
     unsigned samples;      /* wake-up samples per pool */
     unsigned prio_samples; /* priority samples per priority */
     const char *csv;
+    const char *sections; /* comma-separated subset of SECTION_NAMES, or NULL for all */
 } xb_opts;
 
 static FILE *csv_file;
@@ -618,8 +623,7 @@ static void wk_wait(wk_slot *s)
 static bool ws_wait_parked(ws_pool *pool)
 {
     for (int i = 0; i < 1000; i++) {
-        /* relaxed: a benchmark's poll of the idle counter, no ordering needed */
-        if (ws_load_relaxed(&pool->idle.sleepers) >= pool->nworkers)
+        if (ws__idle_parked(pool) >= pool->nworkers)
             return true;
         sleep_us(100);
     }
@@ -634,11 +638,26 @@ static void latency_row(const char *name, double *v, size_t n, double *p50, doub
     printf("   %-18s %9.1f %9.1f %9.1f %9.1f\n", name, *p50, p90, *p99, v[n - 1]);
 }
 
+/* The wake-up of a parked pool through ws_pool_run from outside: the caller blocks until the
+ * job has run, and the sample is the time from the call to the job's start. */
+static double ws_run_sample(ws_pool *pool)
+{
+    wk_slot s;
+    s.start = 0;
+    atomic_init(&s.done, 0);
+    uint64_t t0 = now_ns();
+    if (ws_pool_run(pool, wk_stamp, &s) != 0) {
+        fprintf(stderr, "ws_pool_run failed\n");
+        exit(2);
+    }
+    return (double)(s.start - t0) * 1e-3;
+}
+
 static void bench_wakeup(const xb_opts *o)
 {
     size_t n = o->samples;
-    double *ws = calloc(n, sizeof *ws), *cq = calloc(n, sizeof *cq);
-    if (ws == NULL || cq == NULL) {
+    double *ws = calloc(n, sizeof *ws), *cq = calloc(n, sizeof *cq), *run = calloc(n, sizeof *run);
+    if (ws == NULL || cq == NULL || run == NULL) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
@@ -667,24 +686,32 @@ static void bench_wakeup(const xb_opts *o)
         wk_wait(&s);
         cq_pool_wait(cp); /* the record is the pool's until then */
         cq[i] = (double)(s.start - t0) * 1e-3;
+
+        parked += ws_wait_parked(wp);
+        sleep_us(300);
+        run[i] = ws_run_sample(wp);
     }
     ws_pool_destroy(wp);
     cq_pool_destroy(cp);
 
     printf("2. Wake-up latency: from the submit on a parked pool of %u workers to the job's "
-           "start\n   (microseconds, %zu samples; worksteal fully parked before %u of them)\n\n",
-           o->workers, n, parked);
+           "start\n   (microseconds, %zu samples; worksteal fully parked before %u of %zu)\n\n",
+           o->workers, n, parked, 2 * n);
     printf("   %-18s %9s %9s %9s %9s\n", "pool", "p50", "p90", "p99", "max");
-    double w50, w99, c50, c99;
+    double w50, w99, c50, c99, r50, r99;
     latency_row("worksteal", ws, n, &w50, &w99);
+    latency_row("ws_pool_run", run, n, &r50, &r99);
     latency_row("mutex queue", cq, n, &c50, &c99);
     printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/mutex", w50 / c50, "", w99 / c99);
     csv_row("wakeup", "worksteal", o->workers, "p50_us", w50);
     csv_row("wakeup", "worksteal", o->workers, "p99_us", w99);
+    csv_row("wakeup", "ws_pool_run", o->workers, "p50_us", r50);
+    csv_row("wakeup", "ws_pool_run", o->workers, "p99_us", r99);
     csv_row("wakeup", "mutex", o->workers, "p50_us", c50);
     csv_row("wakeup", "mutex", o->workers, "p99_us", c99);
     free(ws);
     free(cq);
+    free(run);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -782,13 +809,87 @@ static void bench_priority(const xb_opts *o)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* 4. A batch of group jobs from the main thread                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/* ws-bench's batch workload in small: --jobs tiny jobs submitted one by one from this thread
+ * (no worker) and waited for, ws_group_submit + ws_group_wait against cq_submit + cq_pool_wait
+ * (records preallocated), at 1 and 2 workers. Median of --reps runs, the two pools alternating
+ * run by run. */
+static double batch_once(ws_pool *wp, cq_pool *cp, cq_task *tasks, unsigned long jobs,
+                         atomic_ulong *count)
+{
+    atomic_store(count, 0);
+    uint64_t t0 = now_ns();
+    if (wp != NULL) {
+        ws_group g;
+        ws_group_init(&g, wp);
+        for (unsigned long i = 0; i < jobs; i++)
+            if (ws_group_submit(&g, tiny_fn, count, 0) != 0) {
+                fprintf(stderr, "ws_group_submit failed\n");
+                exit(2);
+            }
+        ws_group_wait(&g);
+    } else {
+        for (unsigned long i = 0; i < jobs; i++)
+            cq_submit(cp, &tasks[i], tiny_fn, count);
+        cq_pool_wait(cp);
+    }
+    uint64_t t1 = now_ns();
+    if (atomic_load(count) != jobs) {
+        fprintf(stderr, "batch: %lu of %lu jobs ran\n", atomic_load(count), jobs);
+        lost_jobs = true;
+    }
+    return (double)(t1 - t0) * 1e-9;
+}
+
+static void bench_batch(const xb_opts *o)
+{
+    static const unsigned worker_counts[] = {1, 2};
+    cq_task *tasks = calloc(o->jobs, sizeof *tasks);
+    double *runs = calloc((size_t)o->reps * 2, sizeof *runs);
+    atomic_ulong *count = calloc(1, sizeof *count);
+    if (tasks == NULL || runs == NULL || count == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    printf("4. Batch: %lu tiny group jobs submitted from the main thread and waited for\n"
+           "   (milliseconds, median of %d runs)\n\n",
+           o->jobs, o->reps);
+    printf("   %-8s %12s %12s %16s\n", "workers", "worksteal", "mutex queue", "ws rate/mutex");
+    for (int k = 0; k < 2; k++) {
+        unsigned workers = worker_counts[k];
+        ws_pool *wp = make_ws_pool(workers);
+        cq_pool *cp = make_cq_pool(workers);
+        (void)batch_once(wp, NULL, tasks, o->jobs, count); /* warm-up */
+        (void)batch_once(NULL, cp, tasks, o->jobs, count);
+        for (int rep = 0; rep < o->reps; rep++) {
+            runs[rep] = batch_once(wp, NULL, tasks, o->jobs, count);
+            runs[o->reps + rep] = batch_once(NULL, cp, tasks, o->jobs, count);
+        }
+        ws_pool_destroy(wp);
+        cq_pool_destroy(cp);
+        double tw = quantile(runs, (size_t)o->reps, 0.5);
+        double tc = quantile(runs + o->reps, (size_t)o->reps, 0.5);
+        printf("   %-8u %12.1f %12.1f %15.2fx\n", workers, tw * 1e3, tc * 1e3, tc / tw);
+        csv_row("batch", "worksteal", workers, "ms", tw * 1e3);
+        csv_row("batch", "mutex", workers, "ms", tc * 1e3);
+    }
+    printf("\n");
+    free(tasks);
+    free(runs);
+    free(count);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Driver                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
 
 static int usage(void)
 {
     fprintf(stderr, "usage: bench_external [--quick] [--workers N] [--reps N] [--jobs N] "
-                    "[--samples N] [--csv FILE]\n");
+                    "[--samples N] [--csv FILE] [--sections LIST]\n"
+                    "  LIST: comma-separated subset of throughput,queues,wakeup,priority,batch\n");
     return 1;
 }
 
@@ -803,6 +904,18 @@ static bool parse_ulong(const char *s, unsigned long *out)
     return true;
 }
 
+/* Is section `name` in the comma-separated list (NULL: every section)? */
+static bool section_wanted(const char *list, const char *name)
+{
+    if (list == NULL)
+        return true;
+    size_t len = strlen(name);
+    for (const char *p = list; p != NULL; p = strchr(p, ',') != NULL ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
 int external_bench_main(int argc, char **argv)
 {
     xb_opts o = {0};
@@ -815,6 +928,8 @@ int external_bench_main(int argc, char **argv)
             o.quick = true;
         else if (strcmp(a, "--csv") == 0 && has_value)
             o.csv = argv[++i];
+        else if (strcmp(a, "--sections") == 0 && has_value)
+            o.sections = argv[++i];
         else if (strcmp(a, "--workers") == 0 && has_value && parse_ulong(argv[i + 1], &workers))
             i++;
         else if (strcmp(a, "--reps") == 0 && has_value && parse_ulong(argv[i + 1], &reps))
@@ -848,10 +963,17 @@ int external_bench_main(int argc, char **argv)
     printf("external work benchmark%s: %u workers, %ld online CPUs, load average %.2f\n\n",
            o.quick ? " (--quick: tiny sizes, numbers meaningless)" : "", o.workers, cpus, load[0]);
     double t0 = (double)now_ns() * 1e-9;
-    bench_throughput(&o);
-    bench_queues(&o);
-    bench_wakeup(&o);
-    bench_priority(&o);
+    static const struct {
+        const char *name;
+        void (*run)(const xb_opts *);
+    } sections[] = {{"throughput", bench_throughput},
+                    {"queues", bench_queues},
+                    {"wakeup", bench_wakeup},
+                    {"priority", bench_priority},
+                    {"batch", bench_batch}};
+    for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++)
+        if (section_wanted(o.sections, sections[k].name))
+            sections[k].run(&o);
     printf("bench_external ran for %.1f s\n", (double)now_ns() * 1e-9 - t0);
     if (csv_file != NULL && fclose(csv_file) != 0) {
         fprintf(stderr, "%s: write error\n", o.csv);

@@ -252,7 +252,7 @@ static ws__task *own_job(ws__worker *w, ws__group *g)
  * meanwhile. */
 static void wait_pending(ws__group *g, ws__worker *w)
 {
-    ws__wait wait = {0};
+    ws__wait wait = {.backoff = ws__backoff_start(w)};
     for (;;) {
         /* acquire: pairs with the release decrement in ws__group_job_done. */
         uint32_t n = ws_load_acquire(&g->pending);

@@ -14,41 +14,58 @@
  * Only about half the busy workers may spin at once (Go's scheduler makes the same choice):
  * more spinners would steal CPU from the workers producing the work.
  *
- * Waking. Who sleeps and who searches is counted in ws__idle. A producer that publishes work
- * wakes one sleeper if nobody is searching (a searcher will find the work). A searcher that
- * finds work and was the last searcher wakes one sleeper to search in its place, so
- * parallelism ramps up one worker at a time instead of waking everyone (no thundering herd).
- * At most one wake-up is in flight at a time (wake_pending).
+ * Waking. One word (idle_state.h) counts searchers, unclaimed sleepers and owed wake-ups
+ * (tokens). A producer that publishes work wakes a sleeper only if nobody searches: a searcher
+ * will find the work, or hand the search on when it stops. To wake, it *claims* a sleeper: one
+ * CAS turns an unclaimed sleeper into a searcher that is owed a token; then it bumps `epoch`
+ * and wakes one futex waiter on it. A sleeper waits until a token is owed and takes one (any:
+ * sleepers are interchangeable). Because the claim counts the sleeper as a searcher at once,
+ * the next producer sees a searcher and does not wake a second worker: at most one wake-up is
+ * in flight per search, with no flag to clear afterwards, so no interleaving of a waker with a
+ * sleeper that leaves on its own can leave the pool deaf (the two lost wake-ups of the old
+ * wake_pending flag: an absorbed futex wake that left it set for good, and a clear that
+ * suppressed another producer's wake-up).
  *
- * Why no wake-up is lost: the store-buffering pattern, with a full barrier on both sides.
+ * A searcher that finds work stops searching (search_end). If it was the last searcher and
+ * someone sleeps unclaimed, it looks once more over the injectors and every deque and claims a
+ * sleeper only if work is left that it did not take: a producer that saw it searching relied
+ * on it. The first task of a parked pool therefore wakes one worker, which runs it without
+ * waking another; a burst ramps up one worker per task found with more left (no herd).
  *
- *      worker going to sleep                     producer of work
- *      ---------------------                     ----------------
- *      e = epoch                  (acquire)      publish the task      (push / exchange)
- *      searching -= 1             (seq_cst RMW)  sleepers += 0         (seq_cst RMW)
- *      sleepers += 1              (seq_cst RMW)  if sleepers > 0 and nobody searches:
- *      look for work again        (seq_cst loads)    epoch += 1; futex_wake(epoch)
- *      if none: futex_wait(epoch, e)
+ * Why no wake-up is lost: store buffering, with every change of the word a read-modify-write.
  *
- * Either the sleeper's second look sees the task, or the producer's check sees the sleeper:
- * the two RMWs on `sleepers` are ordered one way or the other, and whichever comes second reads
- * from (and synchronizes with) the first. The producer's RMW is the full barrier a fence would
- * be, without a standalone fence (which ThreadSanitizer does not model). If the producer bumps
- * the epoch between the sleeper's read of e and its futex_wait, the kernel sees epoch != e and
- * futex_wait returns at once. This is the pattern of linux include/linux/wait.h around
- * waitqueue_active, and of the SB litmus test with full fences.
+ *      searcher going to sleep                 producer of work
+ *      -----------------------                 ----------------
+ *      sleep_begin: searchers -1,              publish the task  (deque push, or seq_cst
+ *                   sleepers +1 (seq_cst RMW)                     exchange of the injector tail)
+ *      look for work again                     observe the word  (acq_rel RMW after a push,
+ *                                                                  seq_cst load after the tail)
+ *      if none: wait for a token               if nobody searches and somebody sleeps: claim
  *
- * External submissions publish with a seq_cst exchange of the injector's tail, so the producer
- * needs no RMW of its own: seq_cst loads of sleepers and searching follow (ws__idle_notify_
- * after_rmw), and the four seq_cst operations are totally ordered. The sleeper's look sees the
- * new tail even when the producer's link to the job is not yet visible; a sleeper that sees an
- * injector non-empty but could take nothing therefore does not sleep (see park).
+ * Deque push: both sides RMW the word, so they are ordered in its modification order. If the
+ * sleeper's RMW comes first, the producer reads it (or a later value) and claims it unless a
+ * searcher exists. If the producer's comes first, the sleeper's RMW reads from its release
+ * sequence (all later changes are RMWs), synchronizes with it, and the look sees the task.
+ * Injector: the tail exchange, the producer's load of the word, the sleeper's RMW and its load
+ * of the tail are all seq_cst, one total order: one of the two loads sees the other's write.
+ * A producer that saw a searcher relies on it: the searcher's search_end (or sleep_begin) is a
+ * seq_cst RMW after the producer's observation, and its look that follows (for leftover work,
+ * or its last look before sleeping) sees the task by the same argument. A producer that saw a
+ * claimed searcher relies on the claimed sleeper, which searches after taking its token.
+ * A sleeper reads `epoch` before it checks for a token and futex-waits only while epoch still
+ * holds that value; a claim bumps epoch after it, so a claim between the check and the wait
+ * makes the wait return at once. The model tests/model_idle.c checks all of this under RC11
+ * with GenMC, and fails when the store-load order is weakened (docs/scheduler.md).
  *
- * A push onto a non-empty deque wakes nobody and pays nothing: whoever emptied the deque is
- * awake and will look again, and a searcher that finds work and was the last searcher wakes the
- * next sleeper. The strict protocol covers every push onto an empty deque and every external
- * submission, which is what guarantees progress (a lost wake-up there could leave a submitted
- * job waiting forever).
+ * A sleeper whose last look sees an injector non-empty but can take nothing (a producer between
+ * its tail exchange and its link, or another worker draining) does not sleep: it yields and
+ * searches again, since that producer may have observed it as a searcher already.
+ *
+ * Ramp-up hints are not publications: a worker that takes an external job and sees more queued,
+ * or steals and sees more on the victim's deque, glances at the word (a relaxed load) and wakes a
+ * sleeper only if one is wanted. Their work was announced by its publisher already, and a push
+ * onto a non-empty deque wakes nobody: the deque's owner runs what nobody steals. The strict
+ * protocol covers every push onto an empty deque and every external submission.
  */
 #include "internal.h"
 
@@ -73,6 +90,15 @@ bool ws__backoff_step(ws__backoff *b)
     return true;
 }
 
+ws__backoff ws__backoff_start(const ws__worker *w)
+{
+    /* An outside thread waits for work it has just handed to the pool, usually after waking a
+     * worker for it: spinning would hold a CPU that worker may need (on a busy machine the
+     * woken worker lands on the waiter's CPU and would start only when the spin ends). */
+    ws__backoff b = {w == NULL ? SPIN_ROUNDS : 0};
+    return b;
+}
+
 /* Counts a wake-up sent, on the calling worker's counters or the pool's for outside threads. */
 static void count_wakeup(ws_pool *pool)
 {
@@ -83,53 +109,29 @@ static void count_wakeup(ws_pool *pool)
         ws_fetch_add_relaxed(&pool->idle.outside_wakeups, 1); /* relaxed: a statistic */
 }
 
-static WS_NOINLINE void wake_one(ws_pool *pool)
+void ws__idle_wake(ws_pool *pool, uint64_t s)
 {
     ws__idle *idle = &pool->idle;
-    /* acq_rel: one wake-up in flight at a time; cleared by the worker that leaves its park. */
-    if (ws_exchange_acq_rel(&idle->wake_pending, 1) != 0)
+    if (!ws__idle_claim(&idle->state, s))
         return;
-    /* release: the work published before this wake-up is visible to the woken worker, which
-     * reads the epoch with acquire before looking for work. */
+    /* release: a sleeper that reads the new epoch (acquire, in wait_for_token) sees the claim. */
     ws_fetch_add_release(&idle->epoch, 1);
     count_wakeup(pool);
-    if (ws__futex_wake(&idle->epoch, 1) <= 0) {
-        /* Nobody was inside futex_wait (a sleeper between its count and its wait sees the new
-         * epoch and returns by itself). release: as the clear in leave_park. */
-        ws_store_release(&idle->wake_pending, 0);
-    }
+    ws__futex_wake(&idle->epoch, 1);
 }
 
 void ws__idle_notify(ws_pool *pool)
 {
-    ws__idle *idle = &pool->idle;
-    /* seq_cst read-modify-write (adding 0): the full barrier of the producer's column. Both
-     * sides update `sleepers` with an RMW, so they are ordered in its modification order: if
-     * the sleeper's increment comes first we read it here; if ours comes first, the sleeper's
-     * RMW reads from ours, synchronizes with it, and its second look sees the work we published
-     * before. An RMW rather than a fence: ThreadSanitizer models it, and clang compiles a
-     * seq_cst fence to a slow mfence. */
-    if (ws_fetch_add_seq_cst(&idle->sleepers, 0) == 0)
-        return;
-    /* relaxed: the RMW above already ordered us after the searcher's decrement that preceded
-     * its increment of sleepers. */
-    if (ws_load_relaxed(&idle->searching) != 0)
-        return;
-    wake_one(pool);
+    uint64_t s = ws__idle_observe_rmw(&pool->idle.state);
+    if (ws__idle_wake_wanted(s))
+        ws__idle_wake(pool, s);
 }
 
 void ws__idle_notify_after_rmw(ws_pool *pool)
 {
-    ws__idle *idle = &pool->idle;
-    /* seq_cst loads: the caller published its work with a seq_cst RMW; the sleeper increments
-     * sleepers with a seq_cst RMW and then loads the published location with seq_cst. All four
-     * are in the single total order, so if this load misses the sleeper, the sleeper's load
-     * sees the work. No locked instruction and no write to the shared line, unlike
-     * ws__idle_notify. searching is read after sleepers, so a sleeper seen here is also seen
-     * to have stopped searching. */
-    if (ws_load_seq_cst(&idle->sleepers) == 0 || ws_load_seq_cst(&idle->searching) != 0)
-        return;
-    wake_one(pool);
+    uint64_t s = ws__idle_observe_sc(&pool->idle.state);
+    if (ws__idle_wake_wanted(s))
+        ws__idle_wake(pool, s);
 }
 
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
@@ -152,59 +154,74 @@ void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
 
 void ws__idle_wake_all(ws_pool *pool)
 {
-    /* release: as in wake_one; the caller's writes (the exit flag) are visible to the woken. */
+    /* release: the caller's writes (the exit flag) are visible to a sleeper that reads the new
+     * epoch; one that read the old one returns from its futex wait at once or is woken here. */
     ws_fetch_add_release(&pool->idle.epoch, 1);
     ws__futex_wake(&pool->idle.epoch, -1);
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* The searching state                                                                       */
+/* Searching                                                                                 */
 /* ---------------------------------------------------------------------------------------- */
 
 /* A worker may spin only while fewer than half the busy workers spin (at least one may). */
 static bool may_spin(ws_pool *pool)
 {
-    ws__idle *idle = &pool->idle;
     /* relaxed: a heuristic; a wrong guess only changes how long someone spins. */
-    uint32_t searching = ws_load_relaxed(&idle->searching);
-    uint32_t sleepers = ws_load_relaxed(&idle->sleepers);
+    uint64_t s = ws_load_relaxed(&pool->idle.state);
+    uint32_t searching = ws__idle_searchers(s);
+    uint32_t idle = searching + ws__idle_sleepers(s) + ws__idle_tokens(s);
     uint32_t awake = pool->nworkers + ws_load_relaxed(&pool->spares_running);
-    uint32_t busy = awake > searching + sleepers ? awake - searching - sleepers : 0;
+    uint32_t busy = awake > idle ? awake - idle : 0;
     return searching == 0 || 2 * searching < busy;
 }
 
-/* A searcher found a task and stops searching; if it was the last searcher, it wakes a sleeper
- * to search in its place (which also ramps parallelism up one worker at a time). */
+/* Is there work that some worker could take: a non-empty injector or deque? seq_cst loads of
+ * the injector tails (ws__injector_maybe_nonempty), as the store buffering needs; the deques'
+ * pushes were followed by an RMW of the idle word, which the caller's RMW synchronized with. */
+static bool work_left(ws_pool *pool)
+{
+    if (ws__injector_maybe_nonempty(&pool->urgent) || ws__injector_maybe_nonempty(&pool->injector))
+        return true;
+    /* acquire: pairs with the release store in wake_spare; the new spare's deque is set up. */
+    unsigned n = pool->nworkers + ws_load_acquire(&pool->spares_started);
+    for (unsigned i = 0; i < n; i++)
+        if (ws__wdeque_size(&pool->workers[i]->deque) > 0)
+            return true;
+    return false;
+}
+
+/* A searcher found a task and stops searching. If it was the last searcher, somebody sleeps
+ * and work is left that it does not take, it wakes a sleeper to search in its place. */
 static void leave_search_busy(ws_pool *pool)
 {
-    /* seq_cst: part of the store-buffering protocol. A producer that saw searching > 0 relied
-     * on a searcher to find its work; we found something, but perhaps not that work (it may
-     * not have been visible to our look yet). So the last searcher to leave always hands the
-     * search on to a sleeper, as Go's scheduler does: at worst the sleeper finds nothing and
-     * parks again; without it, that work could wait for as long as our task runs. */
-    uint32_t was = ws_fetch_sub_seq_cst(&pool->idle.searching, 1);
-    if (was == 1)
-        ws__idle_notify(pool);
+    uint64_t s = ws__idle_search_end(&pool->idle.state);
+    if (ws__idle_wake_wanted(s) && work_left(pool))
+        ws__idle_wake(pool, s);
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Parking                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Leaves the parked state, becoming a searcher again. */
-static void leave_park(ws__idle *idle)
+/* Sleeps until a wake-up is owed (or the pool exits). */
+static void wait_for_token(ws__worker *w)
 {
-    /* seq_cst: as the increment in park; the order (searching up, then sleepers down) keeps a
-     * producer from seeing "no searcher, no sleeper" while we are awake but not yet looking. */
-    ws_fetch_add_seq_cst(&idle->searching, 1);
-    ws_fetch_sub_seq_cst(&idle->sleepers, 1);
-    /* acq_rel exchange, not a store: a new wake-up may be sent, we are the searcher the last
-     * one asked for, and a producer whose wake-up was suppressed meanwhile (its exchange found
-     * wake_pending set) made its exchange before ours in wake_pending's order, so ours reads
-     * from it and acquires its work: our search will see it. A plain store would not
-     * synchronize with that producer, and on x86 our search could run before its work was
-     * visible, leaving the work queued with every other worker asleep. */
-    ws_exchange_acq_rel(&idle->wake_pending, 0);
+    ws_pool *pool = w->pool;
+    ws__idle *idle = &pool->idle;
+    ws__count(w, parks, 1);
+    uint64_t start = pool->trace != NULL ? ws__now_ns() : 0;
+    for (;;) {
+        /* acquire: pairs with the release increment in ws__idle_wake and ws__idle_wake_all;
+         * read before the checks, so a claim or exit after them changes it and the futex wait
+         * returns at once. */
+        uint32_t e = ws_load_acquire(&idle->epoch);
+        if (ws__idle_token_owed(&idle->state) || ws__pool_finished(pool))
+            break;
+        ws__futex_wait(&idle->epoch, e);
+    }
+    if (pool->trace != NULL)
+        ws__trace_park(w, start, ws__now_ns());
 }
 
 /* Searcher w parks until woken. Returns a task found by the last look before sleeping (w is
@@ -213,41 +230,25 @@ static ws__task *park(ws__worker *w, const char **what)
 {
     ws_pool *pool = w->pool;
     ws__idle *idle = &pool->idle;
-    /* acquire: pairs with the release increment in wake_one; if the epoch moved, the work it
-     * announced is visible to the look below. */
-    uint32_t e = ws_load_acquire(&idle->epoch);
-    /* seq_cst: stop searching, then announce the sleeper before looking again (the
-     * store-buffering diagram). This order matters: a producer whose RMW on sleepers reads our
-     * increment also sees the decrement before it, so it cannot mistake us for a searcher. */
-    ws_fetch_sub_seq_cst(&idle->searching, 1);
-    ws_fetch_add_seq_cst(&idle->sleepers, 1);
+    ws__idle_sleep_begin(&idle->state);
     bool more = false;
     ws__task *t = ws__find_elsewhere(w, &more, what);
     if (t != NULL) {
-        /* seq_cst: as above. We are busy now, neither sleeping nor searching. */
-        ws_fetch_sub_seq_cst(&idle->sleepers, 1);
-        if (more)
-            ws__idle_notify(pool);
+        ws__idle_sleep_end(&idle->state);
+        leave_search_busy(pool);
         return t;
     }
     if (ws__injector_maybe_nonempty(&pool->urgent) ||
         ws__injector_maybe_nonempty(&pool->injector)) {
         /* External work is queued or being pushed, but the look found none to take: another
          * worker holds the consumer side, or a producer has swapped the tail and not yet
-         * linked its job. That producer may already have read the sleeper count (it does so
-         * right after its seq_cst exchange, before the link is visible here), so it will not
-         * wake us: do not sleep, yield and look again. */
+         * linked its job. That producer may have observed us as a searcher, so we must not
+         * sleep: yield and search again. */
         ws__thread_yield();
     } else if (!ws__pool_finished(pool)) {
-        ws__count(w, parks, 1);
-        uint64_t start = pool->trace != NULL ? ws__now_ns() : 0;
-        /* acquire: as above; loop over spurious returns of futex_wait. */
-        while (ws_load_acquire(&idle->epoch) == e)
-            ws__futex_wait(&idle->epoch, e);
-        if (pool->trace != NULL)
-            ws__trace_park(w, start, ws__now_ns());
+        wait_for_token(w);
     }
-    leave_park(idle);
+    ws__idle_sleep_end(&idle->state);
     return NULL;
 }
 
@@ -257,8 +258,7 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
     ws__backoff b = {0};
     if (!may_spin(pool))
         b.round = SPIN_ROUNDS; /* straight to yielding */
-    /* seq_cst: entering the search is part of the store-buffering protocol. */
-    ws_fetch_add_seq_cst(&pool->idle.searching, 1);
+    ws__idle_search_begin(&pool->idle.state);
     for (;;) {
         bool more = false;
         ws__task *t = ws__find_elsewhere(w, &more, what);
@@ -279,6 +279,6 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
             return t;
         b.round = 0;
     }
-    ws_fetch_sub_seq_cst(&pool->idle.searching, 1); /* seq_cst: as above */
+    (void)ws__idle_search_end(&pool->idle.state); /* the pool exits: nothing to hand on */
     return NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "atomics.h"
 #include "deque.h"
+#include "idle_state.h"
 #include "platform.h"
 #include "worksteal.h"
 
@@ -310,30 +311,31 @@ bool ws__split_wanted(void);
 /* ---- idle workers: spin, yield, park (idle.c) -------------------------------------------- */
 
 typedef struct ws__idle {
-    /* Workers looking for work (spinning or yielding). Written by workers entering and leaving
-     * the search; read by producers deciding whether to wake a sleeper. */
-    alignas(WS_CACHE_LINE) _Atomic uint32_t searching;
-    /* Workers parked or about to park. Same writers and readers. */
-    _Atomic uint32_t sleepers;
-    /* 1 while a wake-up is on its way: set by the waker, cleared by the worker leaving its
-     * park (or by the waker if nobody was waiting). */
-    _Atomic uint32_t wake_pending;
-    /* Event counter sleepers wait on: bumped by every wake-up. */
+    /* Searchers, unclaimed sleepers and owed wake-ups in one word (idle_state.h). Written by
+     * workers entering and leaving the search and by wakers; read by producers. */
+    alignas(WS_CACHE_LINE) _Atomic uint64_t state;
+    /* Event counter sleepers wait on (a futex): bumped after every claim and at exit. */
     alignas(WS_CACHE_LINE) _Atomic uint32_t epoch;
     _Atomic uint64_t outside_wakeups; /* wake-ups sent by threads that are not workers */
 } ws__idle;
 
-/* Any thread, after publishing work (a push onto an empty deque, an injector push): wakes one
- * parked worker if no worker is searching. Lock-free (a futex wake at most). */
+/* Any thread, after publishing work with a plain store (a push onto an empty deque): wakes
+ * one sleeper if nobody searches. Lock-free (one RMW, a futex wake at most). */
 void ws__idle_notify(ws_pool *pool);
-/* Any thread that found more work than it took (a cascade, not a publication): a glance at
- * the sleeper count, then ws__idle_notify if anyone sleeps; no barrier when nobody sleeps. The
- * publisher of the work already made sure one worker would come (idle.c). */
+/* Any thread that took work and saw more left (a cascade, not a publication): a glance at the
+ * idle word without a barrier, and a wake-up only if one is wanted. The publisher of the work
+ * already made sure that one worker would come (idle.c). */
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
 /* Any thread, after publishing work with a seq_cst read-modify-write that a parking worker
  * reads back with a seq_cst load (the injector's exchange of its tail): as ws__idle_notify,
- * without a read-modify-write of its own. */
+ * with a seq_cst load instead of a read-modify-write. */
 void ws__idle_notify_after_rmw(ws_pool *pool);
+/* Any thread: claims a sleeper if the idle word s (just read) still wants one, and wakes it. */
+void ws__idle_wake(ws_pool *pool, uint64_t s);
+/* Any thread: are workers searching or sleeping (a hint: relaxed, for splitting decisions)? */
+static inline bool ws__idle_any(ws_pool *pool);
+/* Any thread: unclaimed sleepers (a hint, for benchmarks that wait until a pool is parked). */
+static inline uint32_t ws__idle_parked(ws_pool *pool);
 /* Any thread (w: its worker, or NULL): sleeps on a futex word while it holds value, counting
  * and tracing the park when w is a worker. Used by waits on tasks and groups. */
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value);
@@ -350,6 +352,9 @@ typedef struct ws__backoff {
 } ws__backoff;
 /* Returns true when the caller should park now (the spin and yield budget is spent). */
 bool ws__backoff_step(ws__backoff *b);
+/* The ladder's start for a wait of worker w (NULL: an outside thread, which skips the spinning
+ * and starts by yielding). */
+ws__backoff ws__backoff_start(const ws__worker *w);
 
 /* ---- waiting for tasks and groups (worker.c) -------------------------------------------- */
 
@@ -450,9 +455,10 @@ struct ws_pool {
 
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
 {
-    /* relaxed: a glance without a barrier (see idle.c); the strict path is ws__idle_notify. */
-    if (WS_UNLIKELY(ws_load_relaxed(&pool->idle.sleepers) != 0))
-        ws__idle_notify(pool);
+    /* relaxed: a glance without a barrier (see idle.c); ws__idle_wake's CAS decides. */
+    uint64_t s = ws_load_relaxed(&pool->idle.state);
+    if (WS_UNLIKELY(ws__idle_wake_wanted(s)))
+        ws__idle_wake(pool, s);
 }
 
 /* Worker w pushes t on its own deque, fast or slow path, off the join path (a group job, a
@@ -470,6 +476,19 @@ static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
     if (published)
         ws__idle_notify(w->pool);
     return before;
+}
+
+static inline bool ws__idle_any(ws_pool *pool)
+{
+    /* relaxed: a heuristic; a stale value only delays or adds one split. */
+    uint64_t s = ws_load_relaxed(&pool->idle.state);
+    return ws__idle_searchers(s) != 0 || ws__idle_sleepers(s) != 0;
+}
+
+static inline uint32_t ws__idle_parked(ws_pool *pool)
+{
+    /* relaxed: a poll by a benchmark, no ordering needed. */
+    return ws__idle_sleepers(ws_load_relaxed(&pool->idle.state));
 }
 
 static inline void ws__prof_note_steal(ws__worker *w)

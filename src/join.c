@@ -206,7 +206,7 @@ static void park_on_task(ws__worker *w, ws__task *t, uint32_t s)
 
 void ws__task_wait(ws__worker *w, ws__task *t)
 {
-    ws__wait wait = {0};
+    ws__wait wait = {.backoff = ws__backoff_start(w)};
     for (;;) {
         /* acquire: pairs with the release exchange in complete; the child's writes are visible
          * once we see DONE. */

@@ -213,8 +213,10 @@ static ws__task *next_task(ws__worker *w, const char **what)
     bool more = false;
     t = ws__find_elsewhere(w, &more, what);
     if (t != NULL) {
+        /* A ramp-up hint, not a publication (idle.c): a glance, and a wake-up if one is
+         * wanted. */
         if (more)
-            ws__idle_notify(pool);
+            ws__idle_notify_if_sleepers(pool);
         return t;
     }
     return ws__idle_find_work(w, what);
@@ -252,7 +254,5 @@ bool ws__split_wanted(void)
         return false;
     if (ws__wdeque_size(&w->deque) == 0)
         return true;
-    /* relaxed: a heuristic; a stale value only delays or adds one split. */
-    return ws_load_relaxed(&w->pool->idle.searching) != 0 ||
-           ws_load_relaxed(&w->pool->idle.sleepers) != 0;
+    return ws__idle_any(w->pool);
 }

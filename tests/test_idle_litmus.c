@@ -6,10 +6,12 @@
  * saw no work. The library's protocols (src/idle.c) must forbid it, and this test runs the same
  * operation sequences, through the same helpers of src/atomics.h, many times:
  *
- *   rmw       producer: release store x; seq_cst RMW s += 0   (ws__idle_notify after a push)
- *   exchange  producer: seq_cst exchange x; seq_cst load s    (ws__idle_notify_after_rmw after
- *                                                              the injector's tail exchange)
- *   both use  sleeper:  seq_cst RMW s += 1; seq_cst load x   (park)
+ *   rmw       producer: release store x; acq_rel RMW s += 0   (ws__idle_observe_rmw after a
+ *                                                              push onto a deque)
+ *   exchange  producer: seq_cst exchange x; seq_cst load s    (ws__idle_observe_sc after the
+ *                                                              injector's tail exchange)
+ *   both use  sleeper:  seq_cst RMW s += 1; seq_cst load x   (ws__idle_sleep_begin, then the
+ *                                                              last look)
  *
  * A control runs the pattern with plain relaxed stores and loads, where the outcome is allowed:
  * it is counted and printed (x86's store buffer shows it now and then), never asserted, as a
@@ -63,10 +65,10 @@ static void *producer(void *p)
         uint32_t r;
         if (sh->variant == RMW) {
             ws_store_release(&sh->x, 1);         /* publish (a deque push's release store) */
-            r = ws_fetch_add_seq_cst(&sh->s, 0); /* ws__idle_notify */
+            r = ws_fetch_add_acq_rel(&sh->s, 0); /* ws__idle_observe_rmw */
         } else if (sh->variant == EXCHANGE) {
             ws_exchange_seq_cst(&sh->x, 1); /* the injector's tail exchange */
-            r = ws_load_seq_cst(&sh->s);    /* ws__idle_notify_after_rmw */
+            r = ws_load_seq_cst(&sh->s);    /* ws__idle_observe_sc */
         } else {
             ws_store_relaxed(&sh->x, 1); /* control: no ordering at all */
             r = ws_load_relaxed(&sh->s);
@@ -95,7 +97,7 @@ static uint64_t run(int variant, uint64_t rounds)
             ws_store_relaxed(&sh.s, 1);
             r2 = ws_load_relaxed(&sh.x);
         } else {
-            ws_fetch_add_seq_cst(&sh.s, 1); /* park: announce the sleeper */
+            ws_fetch_add_seq_cst(&sh.s, 1); /* ws__idle_sleep_begin */
             r2 = ws_load_seq_cst(&sh.x);    /* park: look for work again */
         }
         wait_until(&sh.done, i); /* acquire: pairs with the producer's release */
