@@ -14,8 +14,8 @@ DEMO_ARGS ?=
 # already keep two cores busy, so side by side only pays when the cores are there.
 TEST_SUITES ?= $(shell [ $(JOBS) -ge 6 ] && echo 3 || echo 1)
 
-.PHONY: all build demo demo-quick test test-suites test-normal test-tsan test-asan format \
-        format-check install clean
+.PHONY: all build demo demo-quick test test-suites test-normal test-tsan test-asan bench-check \
+        format format-check install clean
 
 all: build
 
@@ -56,6 +56,13 @@ test-asan:
 	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=address -DWS_WERROR=ON -DWS_BUILD_TESTS=ON -DWS_BUILD_BENCH=OFF
 	$(CMAKE) --build build-asan -j $(JOBS)
 	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" $(CTEST) --test-dir build-asan $(CTEST_FLAGS)
+
+# Not part of make test (timing on a shared machine is noisy): ratio benchmarks against
+# bench/bench-baseline.txt (bench/bench-check.sh says how they are compared).
+bench-check:
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_BUILD_BENCH=ON
+	$(CMAKE) --build build -j $(JOBS) --target bench_external bench_join
+	bash bench/bench-check.sh build
 
 format:
 	clang-format -i include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] examples/*.c examples/*.cpp examples/mpi/*.[ch]
