@@ -26,7 +26,8 @@
  *    a random pause of up to 1 ms) with WS_HIGH_PRIORITY, or at normal priority: the time from
  *    its submission to its start, p50 and p99 (high and normal samples alternate).
  * 4. Batch: --jobs tiny group jobs submitted from the main thread and waited for, at 1 and 2
- *    workers, against the mutex pool (ws-bench's batch workload in small; see bench_batch).
+ *    workers, against the mutex pool (ws-bench's batch workload in small; see bench_batch). Run
+ *    only when named in --sections.
  * --quick: tiny sizes for CI (numbers meaningless). --csv FILE: one row per figure.
  * A run in which a job was lost or ran twice makes the program exit 1.
  */
@@ -904,11 +905,12 @@ static bool parse_ulong(const char *s, unsigned long *out)
     return true;
 }
 
-/* Is section `name` in the comma-separated list (NULL: every section)? */
+/* Is section `name` in the comma-separated list? NULL: every section but the batch, which
+ * repeats ws-bench's batch workload (the demo runs both) and is run when asked for. */
 static bool section_wanted(const char *list, const char *name)
 {
     if (list == NULL)
-        return true;
+        return strcmp(name, "batch") != 0;
     size_t len = strlen(name);
     for (const char *p = list; p != NULL; p = strchr(p, ',') != NULL ? strchr(p, ',') + 1 : NULL)
         if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))

@@ -4,7 +4,8 @@
  *   [--quick] [--workers N] [--reps N] [--jobs N] [--samples N] [--csv FILE] [--sections LIST]
  * and prints its tables: injector throughput against the central-queue (mutex) pool, the
  * queues alone, wake-up latency of a parked pool, the latency of a high-priority job on a
- * saturated pool, and a batch of group jobs from the main thread at 1 and 2 workers.
+ * saturated pool, and (when named in --sections) a batch of group jobs from the main thread at
+ * 1 and 2 workers.
  * Returns 0, or 1 if a run lost or duplicated a job (or an option was bad).
  */
 #ifndef WS_BENCH_WL_EXTERNAL_H
