@@ -21,6 +21,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 declare -A got
 got[wakeup_p50_vs_mutex]=$(ratio "$(value wakeup worksteal 2 p50_us)" "$(value wakeup mutex 2 p50_us)")
+got[pool_run_p50_vs_mutex]=$(ratio "$(value wakeup ws_pool_run 2 p50_us)" "$(value wakeup mutex 2 p50_us)")
 got[batch_rate_vs_mutex_1w]=$(ratio "$(value batch mutex 1 ms)" "$(value batch worksteal 1 ms)")
 got[batch_rate_vs_mutex_2w]=$(ratio "$(value batch mutex 2 ms)" "$(value batch worksteal 2 ms)")
 if command -v valgrind >/dev/null 2>&1; then
