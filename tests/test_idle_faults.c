@@ -62,13 +62,20 @@ static void hold_until(_Atomic int *v, int want)
         ;
 }
 
+/* The C library's syscall(), found once in main before any other thread exists. */
+static long (*real)(long, ...);
+
+static void find_real_syscall(void)
+{
+    void *sym = dlsym(RTLD_NEXT, "syscall");
+    ASSERT(sym != NULL);
+    memcpy(&real, &sym, sizeof real); /* POSIX: a function's address, as an object pointer */
+}
+
 static long real_syscall(long number, long a[6])
 {
-    static long (*real)(long, ...);
-    if (real == NULL) {
-        void *sym = dlsym(RTLD_NEXT, "syscall");
-        memcpy(&real, &sym, sizeof real); /* POSIX: a function's address, as an object pointer */
-    }
+    if (real == NULL) /* a call before main: one thread only */
+        find_real_syscall();
     return real(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
@@ -169,6 +176,7 @@ int main(int argc, char **argv)
         return 2;
     }
     hold_after = strcmp(argv[1], "after") == 0;
+    find_real_syscall();
     uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : test_scaled(1200, 400);
     ws_pool *pool = NULL;
     ws_config cfg = {0};
