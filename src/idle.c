@@ -172,7 +172,7 @@ static bool may_spin(ws_pool *pool)
     /* relaxed: a heuristic; a wrong guess only changes how long someone spins. */
     uint64_t s = ws_load_relaxed(&pool->idle.state);
     uint32_t searching = ws__idle_searchers(s);
-    uint32_t idle = searching + ws__idle_sleepers(s) + ws__idle_tokens(s);
+    uint32_t idle = searching + ws__idle_sleepers(s); /* claimed sleepers count as searchers */
     uint32_t awake = pool->nworkers + ws_load_relaxed(&pool->spares_running);
     uint32_t busy = awake > idle ? awake - idle : 0;
     return searching == 0 || 2 * searching < busy;
