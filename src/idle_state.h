@@ -71,7 +71,7 @@ static inline uint64_t ws__idle_observe_sc(_Atomic uint64_t *word)
 static inline bool ws__idle_claim(_Atomic uint64_t *word, uint64_t s)
 {
     while (ws__idle_wake_wanted(s))
-        if (ws_cas_weak_acq_rel(word, &s, s + WS_IDLE_SEARCHER - WS_IDLE_SLEEPER + WS_IDLE_TOKEN))
+        if (ws_cas_acq_rel(word, &s, s + WS_IDLE_SEARCHER - WS_IDLE_SLEEPER + WS_IDLE_TOKEN))
             return true;
     return false;
 }
@@ -116,7 +116,7 @@ static inline void ws__idle_sleep_end(_Atomic uint64_t *word)
     for (;;) {
         uint64_t next =
             ws__idle_tokens(s) != 0 ? s - WS_IDLE_TOKEN : s - WS_IDLE_SLEEPER + WS_IDLE_SEARCHER;
-        if (ws_cas_weak_acq_rel(word, &s, next))
+        if (ws_cas_acq_rel(word, &s, next))
             return;
     }
 }

@@ -3,7 +3,8 @@
 # definitions and the expected outcome, e.g. "WEAKEN=0:pass" or "SCENARIO=2,WEAKEN=1:fail" (a
 # weakened order must be rejected, or the model proves nothing). Skipped (exit 77) when the
 # checker is not installed.
-# usage: tests/genmc_model.sh SOURCE_DIR MODEL.c CASE...   (GENMC=path overrides the checker)
+# usage: tests/genmc_model.sh SOURCE_DIR MODEL.c CASE...   (GENMC=path overrides the checker;
+# GENMC_FLAGS adds checker options, e.g. --check-liveness)
 set -u
 src=${1:?usage: genmc_model.sh SOURCE_DIR MODEL.c CASE...}
 model=${2:?usage: genmc_model.sh SOURCE_DIR MODEL.c CASE...}
@@ -30,7 +31,7 @@ for c in "$@"; do
     want=${c##*:}
     flags=$(echo "$defs" | tr ',' '\n' | sed 's/^/-D/' | tr '\n' ' ')
     # shellcheck disable=SC2086
-    out=$("$genmc" --rc11 --disable-estimation -- -I "$src/src" -I "$src/include" $flags \
+    out=$("$genmc" --rc11 --disable-estimation ${GENMC_FLAGS:-} -- -I "$src/src" -I "$src/include" $flags \
         "$src/$model" 2>&1)
     if echo "$out" | grep -q "No errors were detected"; then got=pass
     elif echo "$out" | grep -q -E "^Error|Verification unsuccessful"; then got=fail
