@@ -17,13 +17,14 @@
  *           suppressed the second submitter's wake-up.
  *
  * Each round, the submitter waits until the worker has made its last yield before parking
- * (YIELD_ROUNDS, as in idle.c) and a random moment more, so that its publication races with the
- * worker's announcement as a sleeper and its last look. A lost wake-up leaves a job queued that
+ * (YIELD_ROUNDS, as in idle.c) and submits, while the worker lingers a random moment in that
+ * yield, so that the submitter's publication races with the worker's announcement as a sleeper
+ * and its last look. A lost wake-up leaves a job queued that
  * nobody runs: its submitter waits forever and the ctest TIMEOUT fails the test. Every job must
  * run exactly once. The test uses no internal interface, so it runs against any version of the
  * protocol.
  *
- * usage: test_idle_faults before|after [rounds]   (400 by default, 1200 with WS_TEST_LONG=1)
+ * usage: test_idle_faults before|after [rounds]   (1000 by default, 4000 with WS_TEST_LONG=1)
  */
 #include "internal.h"
 #include "test.h"
@@ -107,12 +108,21 @@ long syscall(long number, ...)
     return r;
 }
 
+/* Counts the worker's yields once they return (on a busy machine a yield can give the CPU away
+ * for milliseconds), then keeps the worker a random moment more: the submitter, which submits as
+ * soon as it sees the count, thereby lands at every offset from the worker's announcement and
+ * last look, before, inside and after that window of a few hundred nanoseconds. */
 int sched_yield(void)
 {
-    if (ws_worker_id() >= 0)
-        atomic_fetch_add(&worker_yields, 1);
+    static _Thread_local uint64_t rng = 0x9e3779b97f4a7c15ull;
     long none[6] = {0};
-    return (int)real_syscall(SYS_sched_yield, none);
+    int r = (int)real_syscall(SYS_sched_yield, none);
+    if (ws_worker_id() >= 0) {
+        atomic_fetch_add(&worker_yields, 1);
+        for (volatile uint32_t spin = (uint32_t)(test_rand(&rng) % 1024); spin > 0; spin--)
+            ;
+    }
+    return r;
 }
 
 typedef struct job {
@@ -136,12 +146,10 @@ static void submit_and_wait(ws_pool *pool)
     ASSERT_EQ(atomic_load(&j.runs), 1);
 }
 
-/* Waits until the worker is about to park (its last yield), then a random moment more. */
-static void wait_until_parking(uint64_t *rng)
+/* Waits until the worker has made its last yield before parking. */
+static void wait_until_parking(void)
 {
     while (atomic_load(&worker_yields) < YIELD_ROUNDS)
-        ;
-    for (volatile uint32_t spin = (uint32_t)(test_rand(rng) % 512); spin > 0; spin--)
         ;
 }
 
@@ -177,7 +185,7 @@ int main(int argc, char **argv)
     }
     hold_after = strcmp(argv[1], "after") == 0;
     find_real_syscall();
-    uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : test_scaled(1200, 400);
+    uint64_t rounds = argc > 2 ? strtoull(argv[2], NULL, 10) : test_scaled(4000, 800);
     ws_pool *pool = NULL;
     ws_config cfg = {0};
     cfg.workers = 1;
@@ -185,10 +193,9 @@ int main(int argc, char **argv)
     pthread_t helper;
     if (hold_after)
         ASSERT_OK(pthread_create(&helper, NULL, second_submitter, pool));
-    uint64_t rng = test_seed("test_idle_faults");
     fflush(stdout);
     for (uint64_t r = 0; r < rounds; r++) {
-        wait_until_parking(&rng);
+        wait_until_parking();
         submit_and_wait(pool);
         while (atomic_load(&second_state) != IDLE) /* its job must run, too */
             sched_yield();
