@@ -160,7 +160,9 @@ static void test_errors(void)
 static void cancel_queued(bool at_destroy)
 {
     unsigned n = (unsigned)test_scaled(2000, 50);
-    ext_gate gate;
+    /* Static: the gate jobs are detached and may still be looking at the gate after this
+     * function returned (a worker preempted between the opening and its next look). */
+    static ext_gate gate;
     hold_workers(&gate);
     ws_group g;
     ws_group_init(&g, pool);
