@@ -152,6 +152,15 @@ static int read_flat(machine *m, const ws__cpuset *usable, const char *why)
     return 0;
 }
 
+/* The CPUs a placement may use: *mask if given, else the process's CPU set. */
+static void usable_cpus(ws__cpuset *usable, const ws__cpuset *mask)
+{
+    if (mask != NULL)
+        *usable = *mask;
+    else
+        ws__process_cpus(usable);
+}
+
 #ifdef WS_HAVE_HWLOC
 
 static void hwloc_version(char *buf, size_t n)
@@ -276,10 +285,7 @@ static int load_hwloc(machine *m)
 static int read_machine(machine *m, const ws__cpuset *mask)
 {
     ws__cpuset usable;
-    if (mask != NULL)
-        usable = *mask;
-    else
-        ws__process_cpus(&usable);
+    usable_cpus(&usable, mask);
     char key[sizeof cache.key];
     bool keep = cache_key(key, sizeof key);
     pthread_mutex_lock(&cache_lock);
@@ -321,10 +327,7 @@ void ws__topology_build_info(char *buf, size_t n)
 static int read_machine(machine *m, const ws__cpuset *mask)
 {
     ws__cpuset usable;
-    if (mask != NULL)
-        usable = *mask;
-    else
-        ws__process_cpus(&usable);
+    usable_cpus(&usable, mask);
     return read_flat(m, &usable, "built without hwloc");
 }
 
