@@ -533,7 +533,9 @@ static ws_pool *default_pool_make(void)
     return pool;
 }
 
-ws_pool *ws_default_pool(void)
+/* The default pool, made on first use; after the exit handler ran, made again only if
+ * remake_after_exit (otherwise NULL). */
+static ws_pool *default_pool_get(bool remake_after_exit)
 {
     /* acquire: pairs with the release store in default_pool_make; the pool is fully made. */
     ws_pool *pool = ws_load_acquire(&default_pool);
@@ -541,23 +543,20 @@ ws_pool *ws_default_pool(void)
         return pool;
     pthread_mutex_lock(&default_lock);
     pool = ws_load_relaxed(&default_pool); /* relaxed: under default_lock */
-    if (pool == NULL)
+    if (pool == NULL && (remake_after_exit || !exit_began))
         pool = default_pool_make();
     pthread_mutex_unlock(&default_lock);
     return pool;
 }
 
+ws_pool *ws_default_pool(void)
+{
+    return default_pool_get(true);
+}
+
 ws_pool *ws__default_pool_if_live(void)
 {
-    ws_pool *pool = ws_load_acquire(&default_pool); /* acquire: as in ws_default_pool */
-    if (WS_LIKELY(pool != NULL))
-        return pool;
-    pthread_mutex_lock(&default_lock);
-    pool = ws_load_relaxed(&default_pool); /* relaxed: under default_lock */
-    if (pool == NULL && !exit_began)
-        pool = default_pool_make();
-    pthread_mutex_unlock(&default_lock);
-    return pool;
+    return default_pool_get(false);
 }
 
 bool ws__run_on_default(ws_fn fn, void *arg)
