@@ -4,6 +4,7 @@
 // nested groups); reductions of a non-trivial type; pool::run.
 //
 // usage: test_cxx_api WORKERS
+#include "test_cxx.h"
 #include "worksteal.hpp"
 
 #include <atomic>
@@ -15,14 +16,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#define CHECK(cond)                                                               \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            std::fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-            std::abort();                                                         \
-        }                                                                         \
-    } while (0)
 
 namespace
 {

@@ -11,6 +11,7 @@
 //             around a ws_group_wait that ran the throwing job inline) the unwinding reaches the
 //             library, which aborts with one "worksteal:" line instead of leaving the group
 //             waiting forever for a job that never finished.
+#include "test_cxx.h"
 #include "worksteal.h"
 
 #include <atomic>
@@ -21,14 +22,6 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define CHECK(cond)                                                               \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            std::fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); \
-            std::abort();                                                         \
-        }                                                                         \
-    } while (0)
 
 namespace
 {
