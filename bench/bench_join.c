@@ -71,6 +71,28 @@ static void fib_spawn_sync(void *p)
     c->r = x.r + y.r;
 }
 
+/* The same fork through the typed layer: the argument and the result travel in a typed frame,
+ * and a child that was not stolen is called directly at the sync. Older builds lack it. */
+#ifdef WS_TASK_1
+WS_TASK_1(long, fib_typed, int, n)
+{
+    if (n < 2)
+        return n;
+    fib_typed_frame f;
+    fib_typed_spawn(&f, n - 2);
+    long x = fib_typed(n - 1);
+    return x + fib_typed_sync(&f);
+}
+#define HAVE_TYPED 1
+#else
+#define HAVE_TYPED 0
+static long fib_typed(int n)
+{
+    (void)n;
+    return -1;
+}
+#endif
+
 /* The plain recursive fib as a C programmer writes it, compiled at -O2 (which may inline
  * calls into itself): the serial program of the issue's method. */
 __attribute__((noinline, optimize("O2"))) static long fib_plain(int n)
@@ -82,6 +104,17 @@ __attribute__((noinline)) void root_ws(fib_call *c);
 __attribute__((noinline)) void root_serial(fib_call *c);
 __attribute__((noinline)) void root_spawn(fib_call *c);
 __attribute__((noinline)) void root_plain(fib_call *c);
+__attribute__((noinline)) void root_typed(fib_call *c);
+
+__attribute__((noinline)) void root_typed(fib_call *c)
+{
+    c->r = fib_typed(c->n);
+}
+
+static void run_root_typed(void *p)
+{
+    root_typed(p);
+}
 
 __attribute__((noinline)) void root_spawn(fib_call *c)
 {
@@ -156,34 +189,33 @@ int main(int argc, char **argv)
     }
     if (callgrind)
         reps = 1;
-    /* The four versions, interleaved run by run: ws_join, spawn/sync, the serial recursion
-     * with the same calls, the plain -O2 fib. */
-    enum { WS, SPAWN, SERIAL, PLAIN, VERSIONS };
+    /* The five versions, interleaved run by run: ws_join, spawn/sync, the typed layer, the
+     * serial recursion with the same calls, the plain -O2 fib. */
+    enum { WS, SPAWN, TYPED, SERIAL, PLAIN, VERSIONS };
     double *t[VERSIONS];
     for (int v = 0; v < VERSIONS; v++)
         if ((t[v] = calloc((size_t)reps, sizeof(double))) == NULL)
             return 1;
     long result = 0;
     for (int i = 0; i < reps; i++) {
-        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}};
-        double t0 = now_s();
-        err = ws_pool_run(pool, run_root_ws, &c[WS]);
-        double t1 = now_s();
-        err |= ws_pool_run(pool, run_root_spawn, &c[SPAWN]);
-        double t2 = now_s();
-        root_serial(&c[SERIAL]);
-        double t3 = now_s();
-        root_plain(&c[PLAIN]);
-        double t4 = now_s();
-        if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r ||
+        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
+        static void (*const run[VERSIONS])(void *) = {run_root_ws, run_root_spawn, run_root_typed};
+        for (int v = 0; v < VERSIONS; v++) {
+            double t0 = now_s();
+            if (v == SERIAL)
+                root_serial(&c[v]);
+            else if (v == PLAIN)
+                root_plain(&c[v]);
+            else if (v != TYPED || HAVE_TYPED)
+                err |= ws_pool_run(pool, run[v], &c[v]);
+            t[v][i] = now_s() - t0;
+        }
+        bool typed_ok = !HAVE_TYPED || c[TYPED].r == c[SERIAL].r;
+        if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r || !typed_ok ||
             c[PLAIN].r != c[SERIAL].r) {
             fprintf(stderr, "bench_join: wrong answer or error\n");
             return 1;
         }
-        t[WS][i] = t1 - t0;
-        t[SPAWN][i] = t2 - t1;
-        t[SERIAL][i] = t3 - t2;
-        t[PLAIN][i] = t4 - t3;
         result = c[WS].r;
     }
     ws_pool_destroy(pool);
@@ -198,10 +230,15 @@ int main(int argc, char **argv)
            reps);
     printf("  ws_join recursion    %8.2f ms\n", med[WS] * 1e3);
     printf("  spawn/sync recursion %8.2f ms\n", med[SPAWN] * 1e3);
+    if (HAVE_TYPED)
+        printf("  typed (WS_TASK_1)    %8.2f ms\n", med[TYPED] * 1e3);
     printf("  plain recursion      %8.2f ms   (the same calls)\n", med[SERIAL] * 1e3);
     printf("  plain fib at -O2     %8.2f ms\n", med[PLAIN] * 1e3);
     printf("  cost of a join       %8.2f ns   (over the same calls)\n",
            (med[WS] - med[SERIAL]) * 1e9 / joins);
     printf("  cost of a spawn/sync %8.2f ns\n", (med[SPAWN] - med[SERIAL]) * 1e9 / joins);
+    if (HAVE_TYPED)
+        printf("  cost of a typed fork %8.2f ns   (over the plain -O2 fib)\n",
+               (med[TYPED] - med[PLAIN]) * 1e9 / joins);
     return 0;
 }

@@ -111,13 +111,28 @@ WS_API const char *ws_strerror(int err);
 /* Runs a(a_arg) and b(b_arg), possibly in parallel; returns when both are done. */
 WS_API void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg);
 
-/* ---- the inline fast path of ws_join ----
- * Internal, not part of the API: the ws__ names below are in this header only so that a join
+/* A spawned task's record, on the caller's stack. Fields are private. */
+typedef struct ws_task {
+    union {
+        void *ws_ptr[8];
+        uint64_t ws_u64[8];
+    } ws_private;
+} ws_task;
+
+/* fn(arg) may run in parallel with the caller, until ws_sync(task). */
+WS_API void ws_spawn(ws_task *task, ws_fn fn, void *arg);
+/* Returns when the spawned fn(arg) has finished. Sync tasks in reverse spawn order, each once,
+ * before the spawning function returns (violations abort with a message). */
+WS_API void ws_sync(ws_task *task);
+
+/* ---- the inline fast path of ws_join, ws_spawn and ws_sync ----
+ * Internal, not part of the API: the ws__ names below are in this header only so that a fork
  * whose child is not stolen runs inline in the caller, with no call and no locked instruction.
  * The calling thread's worker is found through an initial-exec thread-local pointer, which is
  * NULL on threads that are not workers (and in the library's mutex-deque build); every case
- * but the common one calls the library's ws_join. Define WS_NO_INLINE_JOIN to call it always.
- * The layouts below mirror src/deque.h and src/internal.h, which check them at compile time. */
+ * but the common one calls the library's functions. Define WS_NO_INLINE_JOIN to call them
+ * always. The layouts below mirror src/deque.h and src/internal.h, which check them at compile
+ * time; docs/deque.md ("The inline fast path") has the argument. */
 #if defined(__GNUC__)
 /* The owner's fields of a worker's deque (the first bytes of struct ws_sdeque). bottom, limit
  * and fast_joins are atomic: accessed with __atomic builtins only. */
@@ -129,9 +144,10 @@ struct ws__fast {
     uint64_t mask;
     uint64_t limit;
     uint64_t fast_joins;
+    int64_t open_spawns;
 };
 
-/* A join child's task record (the leading fields of the library's ws__task). */
+/* A fork child's task record (the leading fields of the library's ws__task). */
 struct ws__join_rec {
     ws_fn fn;
     void *arg;
@@ -140,9 +156,22 @@ struct ws__join_rec {
     void *rest[3];
 };
 
-/* The calling thread's worker deque, or NULL. initial-exec: one load, no call, also from a
- * shared library (as the library itself does; the program must not dlopen the library). */
-extern WS_API __thread struct ws__fast *ws__tls_fast __attribute__((tls_model("initial-exec")));
+/* The flags of a record pushed by the inline ws_spawn, and the state the inline ws_sync leaves
+ * in it (src/internal.h and src/join.c check both against their own names). */
+#define WS__SPAWN_INLINE 0x800u
+#define WS__TASK_SYNCED  0x5d5d0003u
+
+/* The calling thread's worker deque; on other threads an owner's line on which every inline
+ * push and pop declines (so that no test for NULL is needed). initial-exec: one load, no call,
+ * also from a shared library (as the library itself does; the program must not dlopen the
+ * library); local-exec, one instruction shorter, when the program links the static library and
+ * defines WS_STATIC_LINK (as `pkg-config --static --cflags worksteal` does). */
+#if defined(WS_STATIC_LINK)
+#define WS__TLS_MODEL "local-exec"
+#else
+#define WS__TLS_MODEL "initial-exec"
+#endif
+extern WS_API __thread struct ws__fast *ws__tls_fast __attribute__((tls_model(WS__TLS_MODEL)));
 
 /* The rest of a join whose child may have been stolen, or which found a job above it. */
 WS_API void ws__join_finish(struct ws__join_rec *t);
@@ -157,66 +186,132 @@ static inline void ws__join_unwind(struct ws__join_rec **guard)
 #endif
 
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
-static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void *a_arg, ws_fn b,
-                                                                  void *b_arg)
+/* Pushes record t (fn, arg; flags) on the calling worker's deque if the deque's one comparison
+ * lets it (1 <= bottom - top_seen <= limit: a thief asking for work, profiling and tracing set
+ * limit to 0), and sets *index to the index it filled. False: not a worker, or the push needs
+ * the library. */
+static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast *f,
+                                                                struct ws__join_rec *t, ws_fn fn,
+                                                                void *arg, uint32_t flags,
+                                                                int64_t *index)
 {
-    struct ws__fast *f = ws__tls_fast;
-    if (__builtin_expect(f == NULL || a == NULL || b == NULL, 0)) {
-        ws_join(a, a_arg, b, b_arg);
-        return;
-    }
-    /* The push fits when 1 <= bottom - top_seen <= limit (the deque's one comparison; a thief
-     * asking for work, profiling and tracing set limit to 0). */
     int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
     if (__builtin_expect((uint64_t)(bottom - f->top_seen) - 1 >=
                              __atomic_load_n(&f->limit, __ATOMIC_RELAXED),
-                         0)) {
+                         0))
+        return false;
+    t->fn = fn;
+    t->arg = arg;
+    /* relaxed: published by the store of bottom. state 0 is pending. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t state_flags = (uint64_t)flags << 32; /* both fields in one store */
+    __builtin_memcpy(&t->state, &state_flags, sizeof state_flags);
+#else
+    __atomic_store_n(&t->state, 0u, __ATOMIC_RELAXED);
+    t->flags = flags;
+#endif
+    __atomic_store_n(&f->slot[(uint64_t)bottom & f->mask], (void *)t, __ATOMIC_RELAXED);
+    __atomic_store_n(&f->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
+    *index = bottom;
+    return true;
+}
+
+/* Takes the newest item, at index top, back (the caller checked that it is private and its
+ * own), and counts a fork whose child was not stolen. */
+static inline __attribute__((always_inline)) void ws__fast_pop(struct ws__fast *f, int64_t top)
+{
+    __atomic_store_n(&f->bottom, top, __ATOMIC_RELEASE);
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    /* One writer (this worker), readers load it atomically: an unlocked add to memory is a
+     * single-copy-atomic update on x86-64, one instruction where a relaxed load and store are
+     * three. */
+    __asm__("incq %0" : "+m"(f->fast_joins));
+#else
+    __atomic_store_n(&f->fast_joins, __atomic_load_n(&f->fast_joins, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+#endif
+}
+
+static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void *a_arg, ws_fn b,
+                                                                  void *b_arg)
+{
+    struct ws__join_rec t;
+    int64_t index;
+    if (__builtin_expect(
+            a == NULL || b == NULL || !ws__fast_push(ws__tls_fast, &t, b, b_arg, 0, &index), 0)) {
         ws_join(a, a_arg, b, b_arg);
         return;
     }
-    struct ws__join_rec t;
-    t.fn = b;
-    t.arg = b_arg;
-    __atomic_store_n(&t.state, 0u, __ATOMIC_RELAXED); /* published by the store of bottom */
-    __atomic_store_n(&f->slot[(uint64_t)bottom & f->mask], (void *)&t, __ATOMIC_RELAXED);
-    __atomic_store_n(&f->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
     {
         /* Disarmed on the normal path, where the compiler drops the cleanup call. */
         struct ws__join_rec *guard __attribute__((cleanup(ws__join_unwind))) = &t;
         a(a_arg);
         guard = NULL;
     }
-    f = ws__tls_fast;
-    int64_t top = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED) - 1;
-    /* The child is still there and private (at or above the guard): take it back. */
-    if (__builtin_expect(top >= f->guard && __atomic_load_n(&f->slot[(uint64_t)top & f->mask],
-                                                            __ATOMIC_RELAXED) == (void *)&t,
-                         1)) {
-        __atomic_store_n(&f->bottom, top, __ATOMIC_RELEASE);
-        __atomic_store_n(&f->fast_joins, __atomic_load_n(&f->fast_joins, __ATOMIC_RELAXED) + 1,
-                         __ATOMIC_RELAXED);
-        t.fn(t.arg);
+    /* The child is still the newest item and private (at or above the guard): take it back.
+     * a() left the deque as it found it (waits run only their own work, so nothing under the
+     * child was popped), unless it left group jobs above it: ws__join_finish runs those. */
+    struct ws__fast *f = ws__tls_fast;
+    if (__builtin_expect(
+            __atomic_load_n(&f->bottom, __ATOMIC_RELAXED) == index + 1 && index >= f->guard, 1)) {
+        ws__fast_pop(f, index);
+        b(t.arg);
         return;
     }
     ws__join_finish(&t);
 }
 
+/* The inline ws_sync's test: task, the newest item of the calling worker's deque, private,
+ * pushed by the inline ws_spawn, is taken back (and marked synced); the caller runs it. False:
+ * nothing was done, the library's ws_sync must finish the sync. */
+static inline __attribute__((always_inline)) bool ws__sync_take(ws_task *task)
+{
+    struct ws__join_rec *t = (struct ws__join_rec *)(void *)task;
+    struct ws__fast *f = ws__tls_fast;
+    int64_t top = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED) - 1;
+    if (__builtin_expect(top < f->guard || t->flags != WS__SPAWN_INLINE ||
+                             __atomic_load_n(&f->slot[(uint64_t)top & f->mask], __ATOMIC_RELAXED) !=
+                                 (void *)t,
+                         0))
+        return false;
+    ws__fast_pop(f, top);
+    f->open_spawns--;
+    __atomic_store_n(&t->state, WS__TASK_SYNCED, __ATOMIC_RELAXED); /* a second sync aborts */
+    return true;
+}
+
+static inline __attribute__((always_inline)) void ws__spawn_inline(ws_task *task, ws_fn fn,
+                                                                   void *arg)
+{
+    struct ws__fast *f = ws__tls_fast;
+    int64_t index;
+    if (__builtin_expect(task == NULL || fn == NULL ||
+                             !ws__fast_push(f, (struct ws__join_rec *)(void *)task, fn, arg,
+                                            WS__SPAWN_INLINE, &index),
+                         0)) {
+        ws_spawn(task, fn, arg);
+        return;
+    }
+    f->open_spawns++;
+}
+
+static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
+{
+    if (__builtin_expect(task != NULL && ws__sync_take(task), 1)) {
+        struct ws__join_rec *t = (struct ws__join_rec *)(void *)task;
+        t->fn(t->arg);
+        return;
+    }
+    ws_sync(task);
+}
+
 #define ws_join(a, a_arg, b, b_arg) ws__join_inline((a), (a_arg), (b), (b_arg))
+#define ws_spawn(task, fn, arg)     ws__spawn_inline((task), (fn), (arg))
+#define ws_sync(task)               ws__sync_inline(task)
+#define WS__SYNC_TAKE(task)         ws__sync_take(task)
+#else
+#define WS__SYNC_TAKE(task) ((void)(task), 0)
 #endif /* the inline fast path */
-
-/* A spawned task's record, on the caller's stack. Fields are private. */
-typedef struct ws_task {
-    union {
-        void *ws_ptr[8];
-        uint64_t ws_u64[8];
-    } ws_private;
-} ws_task;
-
-/* fn(arg) may run in parallel with the caller, until ws_sync(task). */
-WS_API void ws_spawn(ws_task *task, ws_fn fn, void *arg);
-/* Returns when the spawned fn(arg) has finished. Sync tasks in reverse spawn order, each once,
- * before the spawning function returns (violations abort with a message). */
-WS_API void ws_sync(ws_task *task);
 
 /* ---- typed tasks ------------------------------------------------------------------------ */
 /* WS_TASK_n(R, name, T1, a1, ..., Tn, an) declares a task function R name(T1 a1, ...) whose body
@@ -254,6 +349,8 @@ WS_API void ws_sync(ws_task *task);
     }                                                                \
     static inline R name##_sync(name##_frame *f)                     \
     {                                                                \
+        if (WS__SYNC_TAKE(&f->task))                                 \
+            return name ARGS;                                        \
         ws_sync(&f->task);                                           \
         return f->result;                                            \
     }                                                                \

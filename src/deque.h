@@ -202,6 +202,10 @@ typedef struct ws_sdeque {
      * writer, read by statistics readers); here, on the owner's line, because the inline join
      * of worksteal.h counts it (the fields up to here are its struct ws__fast). */
     _Atomic uint64_t fast_joins;
+    /* Owner only: tasks pushed by the inline ws_spawn of worksteal.h and not synced yet, so
+     * that a task returning with one unsynced is caught (join.c) as the library's spawn stack
+     * catches its own. */
+    int64_t open_spawns;
     int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
     int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
@@ -292,6 +296,7 @@ typedef struct ws_locked_deque {
     _Atomic int64_t top, bottom;
     uint64_t growths;
     _Atomic uint64_t fast_joins; /* as in ws_sdeque (the locked build has no inline join) */
+    int64_t open_spawns;         /* as in ws_sdeque (always 0 here) */
 } ws_locked_deque;
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);

@@ -33,6 +33,7 @@ int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity)
     ws_store_relaxed(&q->bottom, 0);
     q->growths = 0;
     ws_store_relaxed(&q->fast_joins, 0); /* relaxed: before any other thread sees q */
+    q->open_spawns = 0;
     return 0;
 }
 

@@ -76,6 +76,7 @@ WS_SAME_FIELD_(ws_sdeque, slot, struct ws__fast, slot);
 WS_SAME_FIELD_(ws_sdeque, mask, struct ws__fast, mask);
 WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
 WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
+WS_SAME_FIELD_(ws_sdeque, open_spawns, struct ws__fast, open_spawns);
 
 /* ---- tasks (join.c) ---------------------------------------------------------------------- */
 
@@ -96,6 +97,7 @@ enum {
     WS_TASK_THIEF_SHIFT = 8,
     WS_TASK_SYNCED = 0x5d5d0003u,
 };
+_Static_assert(WS_TASK_SYNCED == WS__TASK_SYNCED, "the inline ws_sync's synced state");
 
 /* What finishing a task means, by kind. */
 enum {
@@ -279,13 +281,18 @@ void ws__worker_update_depth_limit(ws__worker *w);
 /* The worker running on this thread, or NULL. */
 extern _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 
-/* What worksteal.h's ws__tls_fast holds for worker w: its deque's owner fields, or NULL in
- * the mutex-deque build (no inline join there). */
+/* What ws__tls_fast points to on threads that are not workers: an owner's line on which every
+ * inline push declines (limit 0) and every inline pop finds nothing private (bottom - 1 is below
+ * the guard 0), so that worksteal.h's inline code calls the library. Read only. */
+extern const struct ws__fast ws__no_fast_path;
+
+/* What worksteal.h's ws__tls_fast holds for worker w: its deque's owner fields, or
+ * ws__no_fast_path in the mutex-deque build (no inline fork-join there). */
 static inline struct ws__fast *ws__worker_fast(ws__worker *w)
 {
 #ifdef WS_LOCKED_DEQUE
     (void)w;
-    return NULL;
+    return (struct ws__fast *)&ws__no_fast_path;
 #else
     return (struct ws__fast *)(void *)&w->deque;
 #endif

@@ -28,14 +28,20 @@
 #include <errno.h>
 #include <string.h>
 
-/* The innermost unsynced ws_spawn of this thread: the spawn stack that ws_sync checks. */
+/* The innermost unsynced ws_spawn of this thread that is not in its worker's deque (injected
+ * from outside a worker, or profiled): the spawn stack that ws_sync checks. Spawns pushed on a
+ * worker's deque are checked by the deque's own order instead (a sync pops its task, and
+ * pop_past_jobs catches a newer unsynced one) and counted in the deque's open_spawns, which
+ * ws__task_run_taken checks as it checks this stack. */
 static _Thread_local ws__task *spawn_top WS_TLS_FAST;
 
 /* Flags of a spawned task record (next to WS_HIGH_PRIORITY). */
 enum {
-    SPAWN_IN_DEQUE = 1u << 8,  /* pushed on the worker's deque: ws_sync pops it */
-    SPAWN_EXTERNAL = 1u << 9,  /* injected into t->owner (a pool): ws_sync releases it */
-    SPAWN_PROFILED = 1u << 10, /* t->owner is a ws__prof_slot: ws_sync merges and frees it */
+    SPAWN_IN_DEQUE = 1u << 8,        /* pushed on the worker's deque: ws_sync pops it */
+    SPAWN_EXTERNAL = 1u << 9,        /* injected into t->owner (a pool): ws_sync releases it */
+    SPAWN_PROFILED = 1u << 10,       /* t->owner is a ws__prof_slot: ws_sync merges and frees it */
+    SPAWN_INLINE = WS__SPAWN_INLINE, /* pushed by worksteal.h's inline ws_spawn (uncounted) */
+    SPAWN_RAN = 1u << 12,            /* run at the spawn: the deque could not grow */
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -161,6 +167,7 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
     if (w != NULL && kind == WS_KIND_WAITED)
         ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__task *saved = spawn_top;
+    int64_t open = w != NULL ? w->deque.open_spawns : 0;
     ws__group_scope scope = ws__group_enter(t, kind); /* cancelled group jobs are skipped */
     if (scope.run) {
         unwind_guard guard WS_UNWIND_GUARD(task_unwind) = {t};
@@ -168,7 +175,7 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
         guard.task = NULL;
     }
     ws__group_leave(scope);
-    if (WS_UNLIKELY(spawn_top != saved))
+    if (WS_UNLIKELY(spawn_top != saved || (w != NULL && w->deque.open_spawns != open)))
         ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
     complete(t);
 }
@@ -427,12 +434,11 @@ void ws__join_abandon(struct ws__join_rec *t)
     join_abandon((ws__task *)t);
 }
 
-/* The end of a fast-path join (also the inline one of worksteal.h, when its child is not where
- * the inline test looks): pop the child back and run it, or run jobs above it first, or wait. */
-void ws__join_finish(struct ws__join_rec *rec)
+/* The end of a fork whose child t was pushed by a fast path (the library's ws_join, or the
+ * inline code of worksteal.h when its child is not where the inline test looks), which counted
+ * nothing: pop the child back and run it, or run jobs above it first, or wait. */
+static void finish_fast_push(ws__worker *w, ws__task *t, const char *function)
 {
-    ws__task *t = (ws__task *)rec;
-    ws__worker *w = ws__tls_worker;
     ws__task *p = ws__wdeque_pop(&w->deque);
     if (WS_LIKELY(p == t)) {
         /* relaxed: a statistic with one writer (this worker). */
@@ -441,13 +447,18 @@ void ws__join_finish(struct ws__join_rec *rec)
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
-    p = pop_past_jobs(w, t, p, "ws_join");
+    p = pop_past_jobs(w, t, p, function);
     if (p == t) {
         ws__count(w, pops, 1);
         t->fn(t->arg);
         return;
     }
     ws__task_wait(w, t);
+}
+
+void ws__join_finish(struct ws__join_rec *rec)
+{
+    finish_fast_push(ws__tls_worker, (ws__task *)rec, "ws_join");
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -474,29 +485,34 @@ static void spawn_push(ws__worker *w, ws__task *t)
 {
     if (WS_LIKELY(push_task(w, t)))
         return;
-    t->flags &= ~SPAWN_IN_DEQUE;
+    t->flags = (t->flags & ~SPAWN_IN_DEQUE) | SPAWN_RAN;
     run_child(w, t, "spawn");
     ws_store_relaxed(&t->state, WS_TASK_DONE); /* relaxed: read by this thread only */
 }
 
-/* ws_spawn while the pool is profiled: the spawn point's span goes in a slot for ws_sync. */
-static WS_NOINLINE void spawn_profiled(ws__worker *w, ws__task *t)
+static void spawn_stack_push(ws__task *t)
 {
-    if (!ws__prof_active()) {
-        spawn_push(w, t);
-        return;
-    }
+    t->prev_spawn = spawn_top;
+    spawn_top = t;
+}
+
+/* ws_spawn while the pool is profiled: the spawn point's span goes in a slot for ws_sync.
+ * False: no memory for the slot (the caller spawns it unprofiled). */
+static WS_NOINLINE bool spawn_profiled(ws__worker *w, ws__task *t)
+{
     ws__prof_strand_end(); /* first, so that the allocation below is charged to no strand */
     ws__prof_slot *slot = ws__malloc(sizeof *slot);
     if (slot != NULL) {
         ws__prof_spawn_mark(slot);
         /* relaxed: not published yet (the push's release store does it). */
         ws_store_relaxed(&t->state, ws_load_relaxed(&t->state) | WS_TASK_PROFILED);
-        t->flags |= SPAWN_PROFILED;
+        t->flags = SPAWN_IN_DEQUE | SPAWN_PROFILED;
         t->owner = slot;
+        spawn_stack_push(t);
+        spawn_push(w, t);
     }
-    spawn_push(w, t);
     ws__prof_strand_begin();
+    return slot != NULL;
 }
 
 void ws_spawn(ws_task *task, ws_fn fn, void *arg)
@@ -505,20 +521,20 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
         ws__contract_violation("ws_spawn", "NULL task or function");
     ws__task *t = (ws__task *)task;
     task_init(t, fn, arg);
-    t->prev_spawn = spawn_top;
-    spawn_top = t;
     ws__worker *w = ws__tls_worker;
     if (WS_UNLIKELY(w == NULL)) {
+        spawn_stack_push(t);
         spawn_outside(t);
         return;
     }
-    t->flags = SPAWN_IN_DEQUE;
     /* relaxed: see ws__worker_update_depth_limit. */
-    if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0)) {
-        spawn_profiled(w, t);
+    if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0) && ws__prof_active() &&
+        spawn_profiled(w, t))
         return;
-    }
+    t->flags = SPAWN_IN_DEQUE;
     spawn_push(w, t);
+    if (t->flags == SPAWN_IN_DEQUE)
+        w->deque.open_spawns++;
 }
 
 static WS_COLD void sync_violation(ws__task *t)
@@ -567,22 +583,44 @@ static inline bool sync_popped_fast(ws__worker *w, ws__task *t)
 #endif
 }
 
+/* ws_sync of a task that a ws_spawn on this worker pushed on its deque (the library's, which
+ * counted the push, or worksteal.h's inline one, which did not, when the inline ws_sync could
+ * not take it back), or ran at once. Such tasks are not on the spawn stack: the deque's order
+ * and the worker's count of open spawns stand for it. */
+static WS_NOINLINE void sync_on_worker(ws__task *t)
+{
+    ws__worker *w = ws__tls_worker;
+    /* relaxed: the spawning thread's own earlier store. */
+    if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED)
+        ws__contract_violation("ws_sync", "task synced twice");
+    if (t->flags != SPAWN_RAN) {
+        if (w == NULL)
+            ws__contract_violation("ws_sync", "a task synced on a thread that did not spawn it");
+        w->deque.open_spawns--;
+        if (t->flags == SPAWN_INLINE)
+            finish_fast_push(w, t, "ws_sync");
+        else if (!sync_popped_fast(w, t))
+            join_finish(w, t, "ws_sync", "spawn");
+    }
+    /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
+    ws_store_relaxed(&t->state, WS_TASK_SYNCED);
+}
+
 void ws_sync(ws_task *task)
 {
     ws__task *t = (ws__task *)task;
+    if (WS_LIKELY(t != NULL && (t->flags == SPAWN_IN_DEQUE || t->flags == SPAWN_INLINE ||
+                                t->flags == SPAWN_RAN))) {
+        sync_on_worker(t);
+        return;
+    }
+    /* On the spawn stack: injected from outside a worker, or profiled. */
     if (WS_UNLIKELY(t == NULL || t != spawn_top))
         sync_violation(t);
     spawn_top = t->prev_spawn;
-    if (WS_LIKELY(t->flags == SPAWN_IN_DEQUE && sync_popped_fast(ws__tls_worker, t))) {
-        /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
-        ws_store_relaxed(&t->state, WS_TASK_SYNCED);
-        return;
-    }
     /* The flags, not the state: a thief's completion overwrites the state's PROFILED bit. */
-    if (WS_UNLIKELY(t->flags & SPAWN_PROFILED)) {
+    if (t->flags & SPAWN_PROFILED) {
         sync_profiled(t);
-    } else if (t->flags & SPAWN_IN_DEQUE) {
-        join_finish(ws__tls_worker, t, "ws_sync", "spawn");
     } else if (t->flags & SPAWN_EXTERNAL) {
         ws__task_wait(NULL, t);
         ws__pool_release(t->owner, 1);

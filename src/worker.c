@@ -16,10 +16,13 @@
  */
 #include "internal.h"
 
+const struct ws__fast ws__no_fast_path = {.bottom = 0, .guard = 0, .limit = 0};
+
 _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
-/* The same worker's deque, for the inline join of worksteal.h (exported; NULL in the build on
- * the mutex deque, which has no inline path). */
-WS_API __thread struct ws__fast *ws__tls_fast WS_TLS_FAST;
+/* The same worker's deque, for the inline fork-join of worksteal.h (exported); on every other
+ * thread (and in the build on the mutex deque) ws__no_fast_path, so that the inline code needs
+ * no test for "not a worker". */
+WS_API __thread struct ws__fast *ws__tls_fast WS_TLS_FAST = (struct ws__fast *)&ws__no_fast_path;
 
 /* Every FAIR_PERIOD-th pick looks at the injectors first. Go's scheduler uses 61; we use 31, so
  * that an external job waits at most a few dozen pickups. Prime, so it does not resonate with
@@ -237,7 +240,7 @@ void *ws__worker_main(void *arg)
         ws__task_run_taken(w, t, what);
     }
     ws__tls_worker = NULL;
-    ws__tls_fast = NULL;
+    ws__tls_fast = (struct ws__fast *)&ws__no_fast_path;
     return NULL;
 }
 

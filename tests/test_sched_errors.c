@@ -324,6 +324,73 @@ static void sync_twice(void *p)
     ws_sync(&t);
 }
 
+/* The first spawn onto an empty deque goes through the library, later ones take the inline path
+ * of worksteal.h: these cases cover both kinds of record. */
+static void sync_twice_inline(void *p)
+{
+    (void)p;
+    ws_task t1, t2;
+    ws_spawn(&t1, nothing, NULL);
+    ws_spawn(&t2, nothing, NULL); /* inline */
+    ws_sync(&t2);
+    ws_sync(&t2);
+}
+
+/* Syncs the older task first while the newer, inline one is still in the deque. */
+static void sync_out_of_order_3(void *p)
+{
+    (void)p;
+    ws_task t1, t2, t3;
+    ws_spawn(&t1, nothing, NULL);
+    ws_spawn(&t2, nothing, NULL);
+    ws_spawn(&t3, nothing, NULL);
+    ws_sync(&t3);
+    ws_sync(&t1);
+    ws_sync(&t2);
+}
+
+/* Returns with spawned tasks unsynced: their records would die with this frame while still in
+ * the deque. */
+static void return_unsynced(void *p)
+{
+    (void)p;
+    ws_task t;
+    ws_spawn(&t, nothing, NULL);
+}
+
+static void return_unsynced_inline(void *p)
+{
+    (void)p;
+    ws_task t1, t2;
+    ws_spawn(&t1, nothing, NULL);
+    ws_spawn(&t2, nothing, NULL); /* inline */
+    ws_sync(&t2);
+    ws_sync(&t1);
+    ws_spawn(&t1, nothing, NULL);
+    ws_spawn(&t2, nothing, NULL); /* inline, and left unsynced with t1 */
+}
+
+/* The same record spawned again before its sync. */
+static void spawn_twice(void *p)
+{
+    (void)p;
+    ws_task t1, t2;
+    ws_spawn(&t1, nothing, NULL);
+    ws_spawn(&t2, nothing, NULL);
+    ws_spawn(&t2, nothing, NULL);
+    ws_sync(&t2);
+    ws_sync(&t2);
+    ws_sync(&t1);
+}
+
+/* A ws_sync of a record that was never spawned (zeroed, as a frame's initializer leaves it). */
+static void sync_unspawned(void *p)
+{
+    (void)p;
+    ws_task t = {{{0}}};
+    ws_sync(&t);
+}
+
 static void join_null_a(void *p)
 {
     (void)p;
@@ -411,6 +478,23 @@ int main(int argc, char **argv)
         const violation v[] = {
             {"ws_sync of the same task twice", "ws_sync", sync_twice, 1},
             {"ws_sync of the same task twice", "ws_sync", sync_twice, 2},
+            {"ws_sync of the same inline-spawned task twice", "ws_sync", sync_twice_inline, 1},
+            {"ws_sync of the same inline-spawned task twice", "ws_sync", sync_twice_inline, 2},
+            {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 1},
+            {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 0},
+        };
+        run_violations(v, sizeof v / sizeof v[0]);
+    } else if (strcmp(c, "abort_unsynced") == 0) {
+        const violation v[] = {
+            {"a task returning with a spawn unsynced", "ws_spawn", return_unsynced, 1},
+            {"a task returning with a spawn unsynced", "ws_spawn", return_unsynced, 2},
+            {"a task returning with an inline spawn unsynced", "ws_spawn", return_unsynced_inline,
+             1},
+            {"a task returning with an inline spawn unsynced", "ws_spawn", return_unsynced_inline,
+             2},
+            {"a record spawned again before its sync", "ws_sync", spawn_twice, 1},
+            {"ws_sync out of order, three spawns", "ws_sync", sync_out_of_order_3, 1},
+            {"ws_sync out of order, three spawns", "ws_sync", sync_out_of_order_3, 2},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_join_null") == 0) {
