@@ -25,9 +25,13 @@ got[pool_run_p50_vs_mutex]=$(ratio "$(value wakeup ws_pool_run 2 p50_us)" "$(val
 got[batch_rate_vs_mutex_1w]=$(ratio "$(value batch mutex 1 ms)" "$(value batch worksteal 1 ms)")
 got[batch_rate_vs_mutex_2w]=$(ratio "$(value batch mutex 2 ms)" "$(value batch worksteal 2 ms)")
 if command -v valgrind >/dev/null 2>&1; then
-    # join-instructions.sh prints a table: the row of the executable, its "join" column.
-    got[join_instructions]=$(sh "$here/join-instructions.sh" "$build/bench/bench_join" 20 |
-        awk -v exe="$build/bench/bench_join" '$1 == exe { print $2 }')
+    # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync"
+    # and "typed" columns.
+    row=$(sh "$here/join-instructions.sh" "$build/bench/bench_join" |
+        awk -v exe="$build/bench/bench_join" '$1 == exe')
+    got[join_instructions]=$(echo "$row" | awk '{ print $2 }')
+    got[spawn_sync_instructions]=$(echo "$row" | awk '{ print $3 }')
+    got[typed_instructions]=$(echo "$row" | awk '{ print $6 }')
 else
     echo "bench-check: valgrind not found, instructions per join not checked"
 fi
