@@ -277,8 +277,12 @@ void ws_group_wait(ws_group *group)
         ws__contract_violation("ws_group_wait", "the group's pool was inherited through fork() "
                                                 "and its jobs run only in the parent");
     ws__worker *w = ws__tls_worker;
+    /* A wait is no strand's work, in a profiled computation (profile.c); the jobs it runs are
+     * outside the measured DAG and run without a frame. */
+    ws__prof_strand_end();
     if (w == NULL || w->pool == g->pool) {
         wait_pending(g, w);
+        ws__prof_strand_begin();
         return;
     }
     /* A worker of another pool cannot help this one, and its own pool loses it while it waits.
@@ -286,11 +290,12 @@ void ws_group_wait(ws_group *group)
      * running: without this, two pools whose jobs wait for groups of the other deadlock once
      * every worker of both waits (tests/test_external_stress.c, mode cross). */
     /* acquire: as in wait_pending; an empty group needs no spare. */
-    if (ws_load_acquire(&g->pending) == 0)
-        return;
-    ws_block_begin();
-    wait_pending(g, NULL);
-    ws_block_end();
+    if (ws_load_acquire(&g->pending) != 0) {
+        ws_block_begin();
+        wait_pending(g, NULL);
+        ws_block_end();
+    }
+    ws__prof_strand_begin();
 }
 
 int ws_group_wait_status(ws_group *group)
@@ -332,9 +337,11 @@ int ws_group_timed_wait(ws_group *group, uint64_t timeout_ns)
     if (ws_group_try_wait(group) == 0)
         return 0;
     /* It does not help, so on a worker it holds a CPU from its pool: a spare stands in. */
+    ws__prof_strand_end(); /* as in ws_group_wait */
     ws_block_begin();
     int err = sleep_until_done(g, deadline);
     ws_block_end();
+    ws__prof_strand_begin();
     return err;
 }
 

@@ -15,7 +15,8 @@
  * A child runs in a fresh frame wherever it runs (inline at the join or sync, or on a thief),
  * and its totals travel back to the parent in a slot (ws__prof_slot) that the task points to;
  * the thief fills it before completing the task, and the completion's release publishes it.
- * Time spent waiting for a stolen child, looking for work or parked belongs to no strand.
+ * Time spent waiting for a stolen child or a group, looking for work or parked belongs to no
+ * strand.
  *
  * How a strand is timed. A strand's time is the CPU time its thread spent on it, measured
  * without a system call per read (docs/profiling.md has the measurements behind each choice):

@@ -258,7 +258,9 @@ static void test_fib(ws_pool *pool, uint64_t serial_cpu_ns)
 
 /* A group job is no part of the DAG. One submitted inside a join's first half is pushed on the
  * worker's deque above the second half, so the join runs it while it waits for that half, or a
- * thief does; either way its time and its own joins must not reach the joining frame. */
+ * thief does; either way its time and its own joins must not reach the joining frame, and
+ * neither must the frame's ws_group_wait (waiting while a thief runs the job, or running the
+ * job itself). */
 typedef struct group_ctx {
     ws_group group;
     int err;
@@ -284,13 +286,22 @@ static void join_over_group_job(void *p)
     ws_group_wait(&g->group);
 }
 
+/* The job is still pending at the wait (on 1 worker, the wait runs it). */
+static void wait_for_group_job(void *p)
+{
+    group_ctx *g = p;
+    submit_group_job(g);
+    ws_group_wait(&g->group);
+}
+
 static void test_group_job_unmeasured(ws_pool *pool)
 {
-    for (int i = 0; i < REPS; i++) {
+    ws_fn roots[] = {join_over_group_job, wait_for_group_job};
+    for (int i = 0; i < 2 * REPS; i++) {
         group_ctx g;
         ws_group_init(&g.group, pool);
         ws_profile p;
-        ASSERT_OK(ws_pool_profile(pool, join_over_group_job, &g, &p));
+        ASSERT_OK(ws_pool_profile(pool, roots[i % 2], &g, &p));
         ASSERT_OK(g.err);
         check_consistent(&p);
         ASSERT(p.work_s < 1e-3); /* the job spins 2 ms */
