@@ -1,6 +1,21 @@
 /* profile_shapes: ws_pool_profile on computations whose span is known, against that span.
  *
  *   profile_shapes [REPS]        (default 11; --quick: 3)
+ *   profile_shapes --leaves [REPS [work]]
+ *   profile_shapes --gaps [SECONDS]
+ *
+ * --leaves profiles the tree below on 1 worker REPS times (default 5), each leaf also timing
+ * itself with the monotonic clock and the thread's CPU-time clock, and prints the leaves' times
+ * (median, 99th percentile, slowest, how many took over 24 us) beside the measured span: the
+ * span is a maximum over the 1024 paths, so it is as long as the slowest leaf. With `work`, the
+ * leaves run a fixed loop instead (as many iterations as take 20 us at best, calibrated first):
+ * a fixed amount of work rather than an amount of the thread's CPU time.
+ *
+ * --gaps spins for SECONDS (default 3) reading the monotonic clock, and counts the moments the
+ * thread did not run for over 5 us (the machine took the CPU: an interrupt, a preemption, the
+ * hypervisor). After each, it reads the thread's CPU-time clock: a gap the thread was charged
+ * for as CPU time (more than half of it) is one that no clock of the thread can tell from a
+ * strand's work; the others are off-CPU time, which the profiler takes out of a strand.
  *
  * For each shape and 1, 2 and 4 workers, profiles REPS times and prints the median span and
  * parallelism with their spread (lowest and highest run), the expected figures, and PASS when
@@ -21,11 +36,13 @@
 #include "../tests/profile_shapes.h"
 #include "worksteal.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { TREE_DEPTH = 10, LEAF_NS = 20000, FIB_N = 25 };
 
@@ -44,10 +61,11 @@ static void chain_span(const ws_profile *p, double *low, double *high)
 
 static void tree_span(const ws_profile *p, double *low, double *high)
 {
-    /* A leaf and TREE_DEPTH levels of two join strands of tens of ns: under 21 us. */
+    /* A leaf, which spins past its 20 us by up to two reads of the CPU-time clock (0.7 us
+     * each), and TREE_DEPTH levels of two join strands of tens of ns: under 22.5 us. */
     (void)p;
     *low = LEAF_NS * 1e-9;
-    *high = *low + 2 * TREE_DEPTH * 50e-9;
+    *high = *low + 1.5e-6 + 2 * TREE_DEPTH * 50e-9;
 }
 
 static void fan_span(const ws_profile *p, double *low, double *high)
@@ -122,13 +140,163 @@ static bool run_shape(const shape *s, unsigned workers, int reps)
     return ok;
 }
 
+/* --leaves: the tree of shape_tree_join, with leaves that time themselves. */
+enum { LEAVES = 1 << TREE_DEPTH };
+static double leaf_wall_s[LEAVES], leaf_cpu_s[LEAVES];
+static atomic_int leaves_done;
+static uint64_t leaf_iterations; /* 0: the leaves spin on the CPU-time clock instead */
+static _Thread_local volatile uint64_t leaf_sink;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void fixed_work(uint64_t iterations)
+{
+    uint64_t x = 1;
+    for (uint64_t i = 0; i < iterations; i++)
+        x = x * 6364136223846793005u + 1442695040888963407u; /* a dependent chain */
+    leaf_sink = x;
+}
+
+/* Sets leaf_iterations to what takes LEAF_NS at best. */
+static void calibrate_fixed_work(void)
+{
+    enum { PROBE = 100000 };
+    double best = 1;
+    for (int i = 0; i < 50; i++) {
+        double t0 = now_s();
+        fixed_work(PROBE);
+        double t = now_s() - t0;
+        best = t < best ? t : best;
+    }
+    leaf_iterations = (uint64_t)(PROBE * (LEAF_NS * 1e-9) / best);
+}
+
+static void timed_tree(void *p)
+{
+    int depth = *(const int *)p;
+    if (depth > 0) {
+        int child = depth - 1;
+        ws_join(timed_tree, &child, timed_tree, &child);
+        return;
+    }
+    double t0 = now_s();
+    uint64_t c0 = shape_cpu_ns();
+    if (leaf_iterations > 0)
+        fixed_work(leaf_iterations);
+    else
+        shape_work_for(LEAF_NS);
+    uint64_t c1 = shape_cpu_ns();
+    double t1 = now_s();
+    int i = atomic_fetch_add_explicit(&leaves_done, 1, memory_order_relaxed);
+    if (i < LEAVES) {
+        leaf_wall_s[i] = t1 - t0;
+        leaf_cpu_s[i] = (double)(c1 - c0) * 1e-9;
+    }
+}
+
+/* "median  99th percentile  slowest  over 24 us" of n sorted times, in us. */
+static void print_times(const char *name, double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof t[0], compare_double);
+    int slow = 0;
+    for (int i = 0; i < n; i++)
+        slow += t[i] > 1.2 * LEAF_NS * 1e-9;
+    printf("%s %6.2f %8.2f %8.2f %4d", name, t[n / 2] * 1e6, t[n * 99 / 100] * 1e6, t[n - 1] * 1e6,
+           slow);
+}
+
+static bool run_leaves(int reps, bool fixed)
+{
+    if (fixed)
+        calibrate_fixed_work();
+    ws_pool *pool;
+    ws_config cfg = {.workers = 1};
+    if (ws_pool_create(&pool, &cfg) != 0)
+        return false;
+    print_load();
+    printf("tree of depth %d, 1 worker, leaves %s: the leaves' times (median, 99th percentile, "
+           "slowest, how many over 24 us; in us) against the span\n",
+           TREE_DEPTH, fixed ? "of fixed work" : "spinning for 20 us of CPU time");
+    bool ok = true;
+    for (int r = 0; ok && r < reps; r++) {
+        int depth = TREE_DEPTH;
+        ws_profile p;
+        atomic_store(&leaves_done, 0);
+        ok = ws_pool_profile(pool, timed_tree, &depth, &p) == 0 &&
+             atomic_load(&leaves_done) == LEAVES;
+        if (!ok)
+            break;
+        print_times("wall", leaf_wall_s, LEAVES);
+        print_times(" | CPU", leaf_cpu_s, LEAVES);
+        printf(" | span %8.2f\n", p.span_s * 1e6);
+    }
+    ws_pool_destroy(pool);
+    return ok;
+}
+
+/* --gaps: the interruptions a spinning thread sees, and whether its CPU time counts them. */
+static void run_gaps(double seconds)
+{
+    enum { GAP_NS = 5000, MAX_GAPS = 1 << 16 };
+    static double charged[MAX_GAPS], off_cpu[MAX_GAPS];
+    int n_charged = 0, n_off = 0;
+    print_load();
+    double start = now_s(), last = start, sync_wall = start;
+    uint64_t sync_cpu = shape_cpu_ns();
+    while (last - start < seconds) {
+        double t = now_s();
+        if (t - last > GAP_NS * 1e-9) {
+            uint64_t cpu = shape_cpu_ns();
+            double wall = now_s();
+            double gap = t - last;
+            double off = (wall - sync_wall) - (double)(cpu - sync_cpu) * 1e-9;
+            if (off < gap / 2 && n_charged < MAX_GAPS)
+                charged[n_charged++] = gap;
+            else if (off >= gap / 2 && n_off < MAX_GAPS)
+                off_cpu[n_off++] = gap;
+            sync_wall = wall;
+            sync_cpu = cpu;
+            t = now_s();
+        }
+        last = t;
+    }
+    printf("%.1f s spinning: gaps over 5 us (median, 99th percentile, longest, in us)\n", seconds);
+    printf("charged as CPU time %6d (%6.1f per s):", n_charged, n_charged / seconds);
+    if (n_charged > 0) {
+        qsort(charged, (size_t)n_charged, sizeof charged[0], compare_double);
+        printf(" %8.1f %8.1f %8.1f", charged[n_charged / 2] * 1e6,
+               charged[n_charged * 99 / 100] * 1e6, charged[n_charged - 1] * 1e6);
+    }
+    printf("\noff the CPU         %6d (%6.1f per s):", n_off, n_off / seconds);
+    if (n_off > 0) {
+        qsort(off_cpu, (size_t)n_off, sizeof off_cpu[0], compare_double);
+        printf(" %8.1f %8.1f %8.1f", off_cpu[n_off / 2] * 1e6, off_cpu[n_off * 99 / 100] * 1e6,
+               off_cpu[n_off - 1] * 1e6);
+    }
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--gaps") == 0) {
+        run_gaps(argc > 2 ? atof(argv[2]) : 3);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--leaves") == 0)
+        return run_leaves(argc > 2 ? atoi(argv[2]) : 5, argc > 3 && strcmp(argv[3], "work") == 0)
+                   ? 0
+                   : 1;
     int reps = 11;
     if (argc > 1)
         reps = strcmp(argv[1], "--quick") == 0 ? 3 : atoi(argv[1]);
     if (reps < 1) {
-        fprintf(stderr, "usage: profile_shapes [REPS | --quick]\n");
+        fprintf(stderr, "usage: profile_shapes [REPS | --quick | --leaves [REPS [work]] | "
+                        "--gaps [SECONDS]]\n");
         return 2;
     }
     shape_chain_arg chain = {2000, 0};

@@ -32,11 +32,11 @@
  *    interval in between was short, so could not hide a preemption). Short intervals are not
  *    checked: a preemption lasts longer than they do.
  * The remaining error is what the machine charges to the thread itself: interrupts, and on a
- * virtual machine the cost of each preemption (tens of us here), which no clock of the thread
- * can tell from its own work. Time waiting for a stolen child, looking for work or parked is in
- * no strand, and neither is an unrelated task that a waiting worker runs (an external or group
- * job: run outside any frame). Steal costs, which are latencies, are timed with the monotonic
- * clock and kept apart, in the burdened span only.
+ * virtual machine the host's stalls of the virtual CPU (30-70 us, a hundred times a second or
+ * more here), which no clock of the thread can tell from its own work. Time waiting for a stolen
+ * child, looking for work or parked is in no strand, and neither is an unrelated task that a
+ * waiting worker runs (an external or group job: run outside any frame). Steal costs, which are
+ * latencies, are timed with the monotonic clock and kept apart, in the burdened span only.
  *
  * This is the measurement of Cilkview and Cilkscale (He, Leiserson and Leiserson, "The Cilkview
  * scalability analyzer", SPAA 2010), done by the runtime instead of compiler instrumentation,
@@ -106,7 +106,9 @@ static uint64_t resync(void)
 /* The ticks of the strand [start, now] on this thread, less the time the thread spent off its
  * CPU meanwhile, when the strand was long enough to have been preempted. Whether the thread was
  * switched out is told by its context-switch count; only then is the CPU-time clock used, since
- * on a virtual machine it also jumps by tens of us without any switch (docs/profiling.md). The
+ * on a virtual machine it also runs slow or fast by tens to hundreds of us without any switch:
+ * the guest learns of stolen time late, and takes it back from whatever runs next (taking the
+ * difference off every long strand made some measure 0; docs/profiling.md). The
  * off-CPU time is measured since the last synchronisation point; every interval between that
  * point and the strand's start was shorter than long_ticks, else it would have synchronised. */
 static uint64_t strand_ticks(uint64_t start, uint64_t now)

@@ -3,8 +3,8 @@
  * The shapes are those of profile_shapes.h. Each is profiled REPS times on 1, 2 and 4 workers;
  * the checks are on measured quantities against known ones, never on how fast anything ran.
  *
- *  - chain of 2000 joins with an empty sibling, with no work and with 2 us per level:
- *    parallelism 1 (up to the empty siblings' few ns).
+ *  - chain of 2000 joins with an empty sibling, with no work (its work is checked) and with
+ *    2 us per level: parallelism 1 (up to the empty siblings' few ns).
  *  - chain of 50 levels of 100 us: parallelism 1, work 51 x 100 us.
  *  - balanced tree of depth 6 with 100 us at every node, by joins and by spawns:
  *    T1 = 127 x 100 us, T-infinity = 7 x 100 us, parallelism 127 / 7 = 18.1.
@@ -17,20 +17,23 @@
  *    work). Its T-infinity, 25 levels of a few ns, is below what a timer resolves on this
  *    machine (docs/profiling.md) and is not checked here; bench/profile_shapes reports it.
  *
- * The tolerances. On this shared 2-core virtual machine, each time a worker is preempted the
- * kernel charges it tens of us of CPU time that is no strand's work, and time goes missing from
- * the thread in jumps of tens of us a few hundred times a second (measured in
- * docs/profiling.md). They land on random strands, and the span, a maximum over paths, picks
- * them up. As the machine only ever adds time, a span is checked on the run that measured it
- * shortest: never more than 20% short, and at most 50% long (its best run stays within 20%
- * on a loaded machine, but reached +22% with two copies of this test running side by side);
- * work, a sum, is checked to 20% on the median run. The 20 us tree is held to what such a
- * machine keeps (its best span within 10x of 20 us, so a parallelism over 1024 / 10; 15x in
- * the unoptimised address-sanitized build): a sanity bound, which the profiler before this one
- * met too. bench/profile_shapes checks every shape to 20%, with the spread and the load.
- * In the sanitizer builds (ThreadSanitizer, and the unoptimised ASan+UBSan build), where every
- * strand is several times slower and preempted often, only the ordering of the shapes'
- * parallelism is checked: chain < fan < tree of depth 6 < tree of depth 10.
+ * The tolerances. On this shared 2-core virtual machine the host stalls a virtual CPU for
+ * 30-70 us a hundred times a second or more, and charges many of those stalls to the running
+ * thread as CPU time that no clock of the thread can tell from its own work (measured in
+ * docs/profiling.md; a preemption, which the profiler takes out, is another matter). They land
+ * on random strands, and the span, a maximum over paths, picks them up. A span is checked on
+ * its median run never to be more than 20% short, and on the run that measured it shortest to
+ * be at most 50% long; work, a sum, is checked to 20% on the median run. The 20 us tree is held
+ * to what such a machine keeps (its best span within 10x of 20 us, so a parallelism over
+ * 1024 / 10; 15x in the unoptimised address-sanitized build): a sanity bound.
+ * bench/profile_shapes checks every shape to 20%, with the spread and the load.
+ * These checks hold in every build, the sanitizers' included: the shapes whose values are
+ * checked spin on the CPU-time clock for 2 us or more per strand, so their known figures do not
+ * depend on the build. The exception is the empty chain's work, strands of a few ns that an
+ * instrumented build multiplies (checked in the release build only); fib's work is checked
+ * against fib's unprofiled time in the same build.
+ * Every build also checks the ordering of the shapes' parallelism:
+ * chain < fan < tree of depth 6 < tree of depth 10.
  */
 #include "profile_shapes.h"
 #include "test.h"
@@ -139,23 +142,27 @@ static bool within(double value, double expected, double tolerance)
     return value >= expected * (1 - tolerance) && value <= expected * (1 + tolerance);
 }
 
-/* A span: never more than 20% short, and at most `over` long (the machine only adds time). */
-static bool span_near(double value, double expected, double over)
+/* Spans of REPS runs: the median never more than 20% short, and the shortest at most `over`
+ * long. The machine adds time to a run more often than it takes any away, so the shortest run
+ * is the one to hold to its length; but on a virtual machine the CPU-time clock that takes out
+ * a preemption also hands back stolen time late, which made one strand of 400 us measure
+ * 308 us in one run of eighteen under heavy load (docs/profiling.md), so the lower bound is on
+ * the median. */
+static bool spans_near(const double *spans, double expected, double over)
 {
-    return value >= expected * 0.8 && value <= expected * (1 + over);
+    return median(spans) >= expected * 0.8 && lowest(spans) <= expected * (1 + over);
 }
+
+/* The sanitizers multiply the cost of the strands of a few ns (the empty chain's), which are
+ * then no longer the release build's figures. */
+#if defined(WS_SANITIZED)
+#define INSTRUMENTED_BUILD 1
+#else
+#define INSTRUMENTED_BUILD 0
+#endif
 
 /* How much a span of hundreds of us may gain on the shortest of REPS runs: 20% on this machine
  * loaded by other builds, 22% seen with two copies of this test running at once, so 50%. */
-/* Sanitizer builds (ThreadSanitizer; ASan+UBSan unoptimised) stretch every strand by a varying
- * factor and, with 4 workers on 2 cores, preempt them often: there the values are not checked,
- * only the ordering of parallelism between shapes (as the release build checks the values). */
-#if defined(WS_SANITIZED)
-#define LOOSE_TIMING 1
-#else
-#define LOOSE_TIMING 0
-#endif
-
 #define SPAN_OVER 0.5
 
 /* The parallelism of each shape (medians), for the ordering check. */
@@ -169,14 +176,13 @@ static void test_chains(ws_pool *pool, shape_parallelism *sp)
     shape_chain_arg empty = {2000, 0};
     profile_runs(pool, shape_chain, &empty, "chain of 2000, no work", &r);
     sp->chain2000 = median(r.par);
-    if (!LOOSE_TIMING) {
-        /* 6001 strands of a few ns: tens of us in all (up to 0.7 ms when the 2000 levels'
-         * stack is touched for the first time), where one disturbance (tens of us) on an
-         * empty sibling can add 25%; so the tight bound is on the chain below, and here the
-         * work (a clock read per strand made it over 4 ms) and a sanity bound. */
+    /* 6001 strands of a few ns: tens of us in all (up to 0.7 ms when the 2000 levels' stack
+     * is touched for the first time). Each level has three strands, two of them on the path,
+     * so the parallelism lies between 1 (free siblings) and 1.5 (strands of equal cost; 1.53
+     * seen, from noise of a ns), and says nothing: the tight bound is on the chain below, and
+     * here only the work is checked (a clock read per strand made it over 4 ms). */
+    if (!INSTRUMENTED_BUILD)
         ASSERT(median(r.work) < 2e-3);
-        ASSERT(median(r.par) < 1.5);
-    }
 
     shape_chain_arg small = {2000, 2 * US};
     profile_runs(pool, shape_chain, &small, "chain of 2000 x 2 us", &r);
@@ -196,12 +202,10 @@ static void test_tree6(ws_pool *pool, ws_fn fn, const char *name, shape_parallel
     runs r;
     profile_runs(pool, fn, &t, name, &r);
     sp->tree6 = median(r.par);
-    if (!LOOSE_TIMING) {
-        ASSERT(within(median(r.work), 127 * 100e-6, 0.2));
-        ASSERT(span_near(lowest(r.span), 7 * 100e-6, SPAN_OVER));
-        ASSERT(highest(r.par) >= expected / (1 + SPAN_OVER));
-        ASSERT(highest(r.par) <= expected * 1.25);
-    }
+    ASSERT(within(median(r.work), 127 * 100e-6, 0.2));
+    ASSERT(spans_near(r.span, 7 * 100e-6, SPAN_OVER));
+    ASSERT(highest(r.par) >= expected / (1 + SPAN_OVER));
+    ASSERT(median(r.par) <= expected * 1.25);
     /* The bounds of the last profile: min(P, parallelism), and the burdened estimate below. */
     const ws_profile *p = &r.last;
     for (unsigned workers = 1; workers <= 64; workers *= 2) {
@@ -216,11 +220,9 @@ static void test_fan(ws_pool *pool, shape_parallelism *sp)
     runs r;
     profile_runs(pool, shape_fan, NULL, "fan of 8, 50..400 us", &r);
     sp->fan = median(r.par);
-    if (!LOOSE_TIMING) {
-        double step = SHAPE_FAN_STEP_NS * 1e-9;
-        ASSERT(within(median(r.work), SHAPE_FAN * (SHAPE_FAN + 1) / 2 * step, 0.2));
-        ASSERT(span_near(lowest(r.span), SHAPE_FAN * step, SPAN_OVER));
-    }
+    double step = SHAPE_FAN_STEP_NS * 1e-9;
+    ASSERT(within(median(r.work), SHAPE_FAN * (SHAPE_FAN + 1) / 2 * step, 0.2));
+    ASSERT(spans_near(r.span, SHAPE_FAN * step, SPAN_OVER));
 }
 
 static void test_tree10(ws_pool *pool, shape_parallelism *sp)
@@ -232,12 +234,10 @@ static void test_tree10(ws_pool *pool, shape_parallelism *sp)
     sp->tree10 = median(r.par);
     /* The work is the leaves' (the inner strands add tens of us in all). */
     ASSERT(median(r.work) >= leaves_s * 0.95);
-    if (LOOSE_TIMING)
-        return;
     ASSERT(median(r.work) <= leaves_s * 1.5);
     /* T-infinity is one leaf and 10 levels of joins: about 20 us. */
     double factor = SLOW_STRANDS ? 15 : 10;
-    ASSERT(lowest(r.span) >= 20e-6 * 0.8);
+    ASSERT(median(r.span) >= 20e-6 * 0.8);
     ASSERT(lowest(r.span) <= 20e-6 * factor);
     ASSERT(highest(r.par) >= 1024 / factor);
 }
@@ -357,8 +357,7 @@ int main(void)
     uint64_t fib_cpu_ns = fib_reference();
     unsigned counts[] = {1, 2, 4};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-        printf("--- %u workers%s\n", counts[i],
-               LOOSE_TIMING ? " (sanitizer build: ordering only)" : "");
+        printf("--- %u workers\n", counts[i]);
         ws_pool *pool;
         ws_config cfg = {.workers = counts[i]};
         ASSERT_OK(ws_pool_create(&pool, &cfg));
