@@ -16,7 +16,8 @@ set(WS_BENCH_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/wl_uts.c
   ${CMAKE_CURRENT_SOURCE_DIR}/wl_sort.c
   ${CMAKE_CURRENT_SOURCE_DIR}/wl_matmul.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/wl_batch.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/wl_batch.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/peer.c)
 
 add_executable(ws-bench ${WS_BENCH_SOURCES})
 target_link_libraries(ws-bench PRIVATE ws_internal OpenMP::OpenMP_C)

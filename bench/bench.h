@@ -3,7 +3,8 @@
  * A workload is a table of functions (wb_workload): prepare its input once, reset it before each
  * timed run, run it on one scheduler, check the answer. A run is told which scheduler to use by a
  * wb_runner: serial (plain functions, no runtime), the central-queue pool (central_pool.h),
- * worksteal (the library, linked as either deque variant) or OpenMP tasks.
+ * worksteal (the library, linked as either deque variant), OpenMP tasks, or a peer runtime
+ * (peer.h: oneTBB, Rayon).
  *
  * Fine-grained workloads (fib, nqueens, the tree) write one version per scheduler, so that each
  * fork is that scheduler's own call and nothing else. Coarse-grained ones (the sorts, matrix
@@ -13,6 +14,8 @@
 #define WS_BENCH_H
 
 #include "central_pool.h"
+#include "mix64.h"
+#include "peer.h"
 #include "worksteal.h"
 
 #include <stdbool.h>
@@ -24,6 +27,7 @@ typedef enum wb_sched {
     WB_CENTRAL, /* central_pool.h */
     WB_WS,      /* worksteal, whichever deque this binary was linked with */
     WB_OMP,     /* OpenMP tasks */
+    WB_PEER,    /* another runtime (peer.h), for the workloads that have its version */
 } wb_sched;
 
 typedef struct wb_runner {
@@ -33,6 +37,8 @@ typedef struct wb_runner {
     cq_pool *cq; /* WB_CENTRAL: a pool with `workers` workers */
     /* WB_WS: if not NULL, the root runs under ws_pool_profile, which fills this in */
     ws_profile *profile;
+    const wb_peer *peer; /* WB_PEER: which one, and */
+    void *peer_pool;     /* its pool of `workers` threads */
 } wb_runner;
 
 typedef struct wb_workload {
@@ -43,6 +49,8 @@ typedef struct wb_workload {
     /* Measure work and span (ws_pool_profile) even without --profile: the demo's evidence for a
      * claim about span. Only for coarse-grained workloads, where profiling is cheap. */
     bool profile_by_default;
+    /* Has a version for the peers (wb_roots.peer): fib, nqueens and the tree. */
+    bool has_peers;
     /* Builds the input (untimed). NULL after a message on stderr if the size is unusable or
      * memory runs out. */
     void *(*prepare)(long size);
@@ -67,26 +75,18 @@ extern const wb_workload wb_fib, wb_nqueens, wb_uts, wb_sort_seqmerge, wb_sort_p
 /* The root functions of one workload, one per scheduler, each called with the state. */
 typedef struct wb_roots {
     ws_fn serial, central, ws, omp;
+    /* The computation through a peer's functions (NULL if the workload has none). */
+    void (*peer)(void *state, const wb_peer *peer);
 } wb_roots;
 
-/* Runs the scheduler's root on r: a plain call, cq_pool_run, ws_pool_run, or inside an OpenMP
- * parallel region of r->workers threads, on one thread (omp single). 0 or ws_pool_run's error. */
+/* Runs the scheduler's root on r: a plain call, cq_pool_run, ws_pool_run, inside an OpenMP
+ * parallel region of r->workers threads, on one thread (omp single), or in the peer's pool. 0,
+ * ws_pool_run's error, or ENOTSUP for a peer and a workload without its version. */
 int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state);
 
 /* Runs a(x) and b(y) as a fork-join on r's scheduler (b is the forked one); returns when both
  * are done. Called from inside a root run by wb_run_root. */
 void wb_fork2(const wb_runner *r, ws_fn a, void *x, ws_fn b, void *y);
-
-/* A 64-bit mixing function (the splitmix64 finalizer): cheap and well spread. */
-static inline uint64_t wb_mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
 
 /* Monotonic time in seconds. */
 double wb_now(void);

@@ -1,10 +1,24 @@
 /* bench_util.c: the scheduler dispatch shared by the workloads (see bench.h). */
 #include "bench.h"
 
+#include <errno.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+/* A workload's peer root and what it is called with, as one argument for the peer's run(). */
+typedef struct peer_root {
+    void (*root)(void *state, const wb_peer *peer);
+    void *state;
+    const wb_peer *peer;
+} peer_root;
+
+static void call_peer_root(void *p)
+{
+    const peer_root *c = p;
+    c->root(c->state, c->peer);
+}
 
 int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state)
 {
@@ -26,6 +40,13 @@ int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state)
 #pragma omp single
             root(state);
         }
+        return 0;
+    }
+    case WB_PEER: {
+        if (roots->peer == NULL)
+            return ENOTSUP;
+        peer_root c = {roots->peer, state, r->peer};
+        r->peer->run(r->peer_pool, call_peer_root, &c);
         return 0;
     }
     }
@@ -54,6 +75,10 @@ void wb_fork2(const wb_runner *r, ws_fn a, void *x, ws_fn b, void *y)
         b(y);
         a(x);
 #pragma omp taskwait
+        return;
+    case WB_PEER: /* not reached: the peers run only their own versions (wb_roots.peer) */
+        a(x);
+        b(y);
         return;
     }
 }

@@ -9,6 +9,7 @@
  */
 #include "bench.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,8 @@ static int run(void *p, const wb_runner *r)
     case WB_OMP:
         run_omp(s, r->workers);
         return 0;
+    case WB_PEER:
+        return ENOTSUP; /* no peer version (has_peers) */
     }
     return 0;
 }

@@ -99,9 +99,17 @@ static void root_omp(void *p)
     s->result = fib_omp(s->n);
 }
 
+/* ---- the peers (peer.h) ---- */
+
+static void root_peer(void *p, const wb_peer *peer)
+{
+    fib_state *s = p;
+    s->result = peer->fib(s->n);
+}
+
 /* ---- the workload ---- */
 
-static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp};
+static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer};
 
 static uint64_t fib_iter(int n)
 {
@@ -172,6 +180,7 @@ const wb_workload wb_fib = {
     .title = "fib(n), a join at every level: the cost of one spawn and join",
     .default_size = 35,
     .quick_size = 20,
+    .has_peers = true,
     .prepare = prepare,
     .describe = describe,
     .reset = reset,

@@ -159,9 +159,17 @@ static void root_omp(void *p)
     s->solutions = nq_omp(s->n, 0, 0, 0, 0);
 }
 
+/* ---- the peers (peer.h) ---- */
+
+static void root_peer(void *p, const wb_peer *peer)
+{
+    nq_state *s = p;
+    s->solutions = peer->nqueens(s->n);
+}
+
 /* ---- the workload ---- */
 
-static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp};
+static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer};
 
 /* Known solution counts (OEIS A000170). */
 static const uint64_t nq_known[NQ_MAX + 1] = {
@@ -221,6 +229,7 @@ const wb_workload wb_nqueens = {
     .title = "n queens, a task per legal placement: irregular fan-out",
     .default_size = 13,
     .quick_size = 8,
+    .has_peers = true,
     .prepare = prepare,
     .describe = describe,
     .reset = reset,

@@ -1,22 +1,17 @@
 /* wl_uts.c: an unbalanced tree search, counting the nodes of a binomial tree.
  *
  * The root has `size` children. Every other node has UTS_M children with probability UTS_Q and
- * none otherwise, decided by a hash of the node's id, so the tree is fixed but its shape cannot be
- * known without walking it: with q*m just below 1 most subtrees stop at once and a few run
- * hundreds of levels deep (the seeds' "the recursion is unbalanced and you have no way to know
- * that in advance"). The parameters are those of the UTS benchmark's T3 tree (Olivier et al.,
- * 2006); the node's "work" is a chain of UTS_ROUNDS mixing steps standing in for UTS's SHA-1.
+ * none otherwise, decided by a hash of the node's id (wl_uts.h), so the tree is fixed but its
+ * shape cannot be known without walking it: with q*m just below 1 most subtrees stop at once and
+ * a few run hundreds of levels deep (the seeds' "the recursion is unbalanced and you have no way
+ * to know that in advance").
  * Every node is one spawned task; the answer is the node count and a sum of the node hashes.
  */
+#include "wl_uts.h"
 #include "bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-#define UTS_M      8
-#define UTS_Q      536334041u /* 0.124875 * 2^32: q*m = 0.999 */
-#define UTS_ROUNDS 40         /* mixing steps per node: about 100 ns */
-#define UTS_GOLDEN 0x9e3779b97f4a7c15ull
 
 typedef struct uts_arg {
     uint64_t id;
@@ -32,29 +27,6 @@ typedef struct uts_state {
     ws_task *ws_tasks;
     cq_task *cq_tasks;
 } uts_state;
-
-/* The node's work: its hash, from which its children are derived. */
-static inline uint64_t uts_hash(uint64_t id)
-{
-    for (int r = 0; r < UTS_ROUNDS; r++)
-        id = wb_mix64(id);
-    return id;
-}
-
-static inline int uts_kids(uint64_t h)
-{
-    return (uint32_t)(h >> 32) < UTS_Q ? UTS_M : 0;
-}
-
-static inline uint64_t uts_child(uint64_t h, int i)
-{
-    return h + UTS_GOLDEN * (uint64_t)(i + 1);
-}
-
-static inline uint64_t uts_root_id(void)
-{
-    return 1;
-}
 
 /* ---- serial ---- */
 
@@ -201,6 +173,17 @@ static void root_omp(void *p)
     s->sum = sum;
 }
 
+/* ---- the peers (peer.h) ---- */
+
+static void root_peer(void *p, const wb_peer *peer)
+{
+    uts_state *s = p;
+    uint64_t out[2];
+    peer->uts(s->root_kids, out);
+    s->nodes = out[0];
+    s->sum = out[1];
+}
+
 /* ---- the reference: an iterative walk with an explicit stack ---- */
 
 typedef struct uts_frame {
@@ -269,7 +252,7 @@ static const struct {
 
 /* ---- the workload ---- */
 
-static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp};
+static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer};
 
 static void destroy(void *p)
 {
@@ -354,6 +337,7 @@ const wb_workload wb_uts = {
     .title = "unbalanced tree search (binomial tree): a shape nobody can predict",
     .default_size = 3000,
     .quick_size = 20,
+    .has_peers = true,
     .prepare = prepare,
     .describe = describe,
     .reset = reset,

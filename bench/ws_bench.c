@@ -45,15 +45,29 @@ static const wb_workload *const workloads[] = {
 };
 #define N_WL ((int)(sizeof(workloads) / sizeof(workloads[0])))
 
-enum { S_SERIAL, S_CENTRAL, S_WS_LOCKED, S_WS, S_OMP, S_COUNT };
-static const char *const sched_names[S_COUNT] = {"serial", "central", "ws-locked", "ws", "omp"};
+enum { S_SERIAL, S_CENTRAL, S_WS_LOCKED, S_WS, S_OMP, S_TBB, S_RAYON, S_COUNT };
+static const char *const sched_names[S_COUNT] = {"serial", "central", "ws-locked", "ws",
+                                                 "omp",    "tbb",     "rayon"};
 static const char *const sched_about[S_COUNT] = {
     "the plain functions, no runtime",
     "one mutex-protected FIFO shared by all workers, condition variable for sleeping",
     "worksteal built with the mutex-protected deque (ws-bench-locked)",
     "worksteal with the Chase-Lev deque (the library as shipped)",
     "OpenMP tasks (#pragma omp task / taskwait) in gcc's libgomp",
+    "oneTBB's tbb::task_group in a task_arena (fib, nqueens, uts only)",
+    "Rayon's rayon::join in a ThreadPool (fib, nqueens, uts only)",
 };
+
+/* The peers (peer.h): another runtime's version of the workloads that have one. */
+static const wb_peer *peer_of(int sched)
+{
+    return sched == S_TBB ? wb_peer_tbb : sched == S_RAYON ? wb_peer_rayon : NULL;
+}
+
+static bool is_peer(int sched)
+{
+    return sched == S_TBB || sched == S_RAYON;
+}
 
 /* This binary's worksteal: which column its "ws" measures. */
 #ifdef WB_LOCKED_DEQUE
@@ -238,6 +252,15 @@ static void meas_start(const options *o, meas *m, int sched, unsigned workers)
     case S_OMP:
         m->r.sched = WB_OMP;
         break;
+    case S_TBB:
+    case S_RAYON:
+        m->r.sched = WB_PEER;
+        m->r.peer = peer_of(sched);
+        if (m->r.peer == NULL)
+            err = ENOSYS; /* this ws-bench was built without it */
+        else if ((m->r.peer_pool = m->r.peer->create(workers)) == NULL)
+            err = EAGAIN;
+        break;
     }
     if (err) {
         snprintf(m->answer, sizeof(m->answer), "could not start %u workers: %s", workers,
@@ -305,6 +328,8 @@ static bool meas_finish(meas *m, const wb_workload *wl)
         cq_pool_stats(m->r.cq, &cq1);
         cq_pool_destroy(m->r.cq);
     }
+    if (m->r.peer_pool)
+        m->r.peer->destroy(m->r.peer_pool);
     counters *c = &m->per_run;
     int reps = m->reps;
     if (reps > 0 && (m->sched == S_WS || m->sched == S_WS_LOCKED)) {
@@ -860,6 +885,30 @@ static void print_space(const options *o, int w)
     printf("\n");
 }
 
+/* ws against the peers at each worker count: the peer's time over ws's (above 1: ws is faster). */
+static void print_peers(const options *o, int w)
+{
+    bool peers = o->sched[S_TBB] || o->sched[S_RAYON];
+    if (peers && !workloads[w]->has_peers) {
+        printf("  tbb, rayon: n/a (the peers have fib, nqueens and uts only)\n");
+        return;
+    }
+    if (!peers || !o->sched[S_WS])
+        return;
+    printf("  ws against the peers, their time over ws's (above 1: ws is faster):\n");
+    for (int i = 0; i < o->nworkers; i++) {
+        const cell *ws = find_cell(w, S_WS, o->workers[i]);
+        printf("    %3u worker%s", o->workers[i], o->workers[i] > 1 ? "s" : " ");
+        for (int s = S_TBB; s <= S_RAYON; s++) {
+            if (!o->sched[s])
+                continue;
+            printf("   x %-5s", sched_names[s]);
+            put_ratio(ratio(find_cell(w, s, o->workers[i]), ws), 6);
+        }
+        printf("\n");
+    }
+}
+
 /* When even worksteal's best row is slower than the serial program, say why, so that the table
  * (and the plot) are not read as the scheduler failing. */
 static void print_below_serial(const options *o, int w)
@@ -936,6 +985,7 @@ static void print_table(const options *o, int w)
             printf("  %s%s%s\n", c->status, ok ? "" : ": ", ok ? "" : c->answer);
         }
     }
+    print_peers(o, w);
     print_space(o, w);
     print_below_serial(o, w);
     if (o->profile || (workloads[w]->profile_by_default && o->sched[S_WS]))
@@ -1002,7 +1052,8 @@ static void sibling_file(const char *csv, const char *ext, char *buf, size_t len
 static void write_plot(const options *o)
 {
     /* gnuplot datablock names: letters, digits and underscores only */
-    static const char *const plot_id[S_COUNT] = {"serial", "central", "wslocked", "ws", "omp"};
+    static const char *const plot_id[S_COUNT] = {"serial", "central", "wslocked", "ws",
+                                                 "omp",    "tbb",     "rayon"};
     char gp[PATH_MAX], png[PATH_MAX];
     sibling_file(o->csv, ".gp", gp, sizeof(gp));
     sibling_file(o->csv, ".png", png, sizeof(png));
@@ -1232,8 +1283,8 @@ static void print_targets(const options *o)
     int fib = find_workload("fib", 3), nq = find_workload("nqueens", 7);
     int uts = find_workload("uts", 3), seqm = find_workload("sort-seqmerge", 13);
     int parm = find_workload("sort-parmerge", 13);
-    printf("\nSpeed goals of worksteal, at 2 workers on this machine (%u CPUs), judged only on\n"
-           "undisturbed measurements:\n",
+    printf("\nSpeed goals of worksteal, at 2 workers unless said, on this machine (%u CPUs),\n"
+           "judged only on undisturbed measurements:\n",
            online_cpus());
     double avail = cpus_at_start < cpus_at_end ? cpus_at_start : cpus_at_end;
     judge_quick = o->quick;
@@ -1248,6 +1299,16 @@ static void print_targets(const options *o)
                  find_cell(nq, S_WS, 2), 3.0);
     print_target("ws faster than omp (libgomp), fib", find_cell(fib, S_OMP, 2),
                  find_cell(fib, S_WS, 2), 5.0);
+    const int peer_wl[] = {fib, nq, uts};
+    for (int s = S_TBB; s <= S_RAYON; s++)
+        for (int i = 0; i < 3; i++)
+            for (unsigned p = 1; p <= 2; p++) {
+                char text[96];
+                snprintf(text, sizeof(text), "ws faster than %s, %s, %u worker%s", sched_names[s],
+                         workloads[peer_wl[i]]->name, p, p > 1 ? "s" : "");
+                print_target(text, find_cell(peer_wl[i], s, p), find_cell(peer_wl[i], S_WS, p),
+                             1.0);
+            }
     const int scaled[] = {fib, nq, uts, parm};
     for (int i = 0; i < 4; i++) {
         char text[96];
@@ -1278,7 +1339,9 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "                     (default: all)\n"
-            "  --schedulers LIST  subset of: serial,central,ws-locked,ws,omp (default: all)\n"
+            "  --schedulers LIST  subset of: serial,central,ws-locked,ws,omp,tbb,rayon\n"
+            "                     (default: all; tbb and rayon where this ws-bench was built\n"
+            "                     with them)\n"
             "  --workers LIST     worker counts, e.g. 1,2,4,8 (default: 1, 2, 4, ... up to the\n"
             "                     %u online CPUs); counts above the CPUs are marked '*'\n"
             "  --reps N           timed runs per measurement, the median is shown (default: %d,\n"
@@ -1534,6 +1597,26 @@ static int parse_options(int argc, char **argv, options *o)
 /* main                                                                                      */
 /* ---------------------------------------------------------------------------------------- */
 
+/* The peers this ws-bench was built without: skipped, with how to get them. */
+static bool peer_unbuilt[S_COUNT];
+
+static const char *peer_install_hint(int sched)
+{
+    return sched == S_TBB
+               ? "apt-get install -y libtbb-dev, then make demo again"
+               : "apt-get install -y cargo rustc librust-rayon-dev, then make demo again";
+}
+
+static void skip_unbuilt_peers(options *o)
+{
+    for (int s = 0; s < S_COUNT; s++) {
+        if (o->sched[s] && is_peer(s) && peer_of(s) == NULL) {
+            o->sched[s] = false;
+            peer_unbuilt[s] = true;
+        }
+    }
+}
+
 static void print_header(const options *o, int argc, char **argv)
 {
     char model[128] = "unknown CPU";
@@ -1579,15 +1662,20 @@ static void print_header(const options *o, int argc, char **argv)
     printf("   reps: %s%d%s\n", o->reps_given ? "" : "up to ", o->reps,
            o->reps_given ? "" : " (fewer for slow measurements)");
     printf("schedulers:\n");
-    for (int s = 0; s < S_COUNT; s++)
+    for (int s = 0; s < S_COUNT; s++) {
         if (o->sched[s])
             printf("  %-10s %s\n", sched_names[s], sched_about[s]);
-    printf("columns: median wall time of the runs; x serial = speedup over the serial run;\n"
-           "  x 1 wkr = this scheduler's 1-worker time over this time; x central, x locked,\n"
-           "  x omp = that baseline's time at the same workers over this time (above 1: this\n"
-           "  row is faster); steal%% = steals per spawn; parks = times a worker slept, per\n"
-           "  run; others = share of the CPUs other programs used during the runs (above 10%%,\n"
-           "  the row is disturbed); '*' = more workers than CPUs (oversubscribed).\n");
+        else if (peer_unbuilt[s])
+            printf("  %-10s skipped, not built: %s\n", sched_names[s], peer_install_hint(s));
+    }
+    printf(
+        "columns: median wall time of the runs; x serial = speedup over the serial run;\n"
+        "  x 1 wkr = this scheduler's 1-worker time over this time; x central, x locked,\n"
+        "  x omp = that baseline's time at the same workers over this time (above 1: this\n"
+        "  row is faster; below the fib, nqueens and uts tables, x tbb and x rayon say the\n"
+        "  same of ws against the peers); steal%% = steals per spawn; parks = times a worker\n"
+        "  slept, per run; others = share of the CPUs other programs used during the runs\n"
+        "  (above 10%%, the row is disturbed); '*' = more workers than CPUs (oversubscribed).\n");
 }
 
 int main(int argc, char **argv)
@@ -1600,6 +1688,7 @@ int main(int argc, char **argv)
         return child_main(&o);
 
     find_self(argv[0]);
+    skip_unbuilt_peers(&o);
     double started = wb_now();
     print_header(&o, argc, argv);
     bool tty = isatty(STDERR_FILENO);
@@ -1607,7 +1696,7 @@ int main(int argc, char **argv)
         if (!o.wl[w])
             continue;
         for (int s = 0; s < S_COUNT; s++) {
-            if (!o.sched[s])
+            if (!o.sched[s] || (is_peer(s) && !workloads[w]->has_peers))
                 continue;
             if (tty)
                 fprintf(stderr, "\r  measuring %s on %s ...%20s\r", workloads[w]->name,
