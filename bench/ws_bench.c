@@ -52,7 +52,7 @@ static const char *const sched_about[S_COUNT] = {
     "the plain functions, no runtime",
     "one mutex-protected FIFO shared by all workers, condition variable for sleeping",
     "worksteal built with the mutex-protected deque (ws-bench-locked)",
-    "worksteal with the Chase-Lev deque (the library as shipped)",
+    "worksteal with the split deque (the library as shipped)",
     "OpenMP tasks (#pragma omp task / taskwait) in gcc's libgomp",
     "oneTBB's tbb::task_group in a task_arena (fib, nqueens, uts only)",
     "Rayon's rayon::join in a ThreadPool (fib, nqueens, uts only)",
