@@ -20,11 +20,12 @@
  * Invariants (when no operation is in flight):
  *   1. top <= bottom, and bottom - top <= capacity.
  *   2. The live items are exactly the slots top .. bottom-1 of the current array, none NULL.
- *   3. An array replaced by growth is never written again, and is freed only by
- *      ws_deque_destroy, when no thief can exist. The arrays retired by doubling add up to less
- *      than the current capacity, so keeping them costs at most 2x memory. A thief holding an
- *      old array therefore always reads valid memory, and the item at index i is the same in
- *      every array that holds index i.
+ *   3. An array replaced by growth is never written again. In this Chase-Lev deque it is
+ *      freed only by ws_deque_destroy, when no thief can exist (the split deque below frees
+ *      replaced arrays earlier, under its reclamation rule). The arrays retired by doubling
+ *      add up to less than the current capacity, so keeping them costs at most 2x memory. A
+ *      thief holding an old array therefore always reads valid memory, and the item at index i
+ *      is the same in every array that holds index i.
  *
  * The memory orders, each justified at its site below; docs/deque.md has the same table:
  *   push   relaxed load of bottom and array (owner's own writes); acquire load of top (a thief's
@@ -122,11 +123,10 @@ void ws_deque_destroy(ws_deque *q)
     arrays_free(ws_load_relaxed(&q->array), q->retired);
 }
 
-/* Owner only: a new array of twice old's capacity holding old's items t..b-1 at the same
- * indices, not yet visible to anyone; NULL if the memory cannot be had. */
-static ws_deque_array *array_doubled(ws_deque_array *old, int64_t t, int64_t b)
+/* Owner only: a new array of capacity cap (at least b - t) holding old's items t..b-1 at the
+ * same indices, not yet visible to anyone; NULL if the memory cannot be had. */
+static ws_deque_array *array_copied(ws_deque_array *old, int64_t t, int64_t b, size_t cap)
 {
-    size_t cap = (old->mask + 1) * 2;
     ws_deque_array *a = cap == 0 ? NULL : array_new(cap);
     for (int64_t i = t; a != NULL && i < b; i++) {
         /* relaxed: the old slots are the owner's own writes; the new array is not yet
@@ -135,6 +135,12 @@ static ws_deque_array *array_doubled(ws_deque_array *old, int64_t t, int64_t b)
         ws_store_relaxed(&a->slot[(size_t)i & a->mask], item);
     }
     return a;
+}
+
+/* Owner only: as array_copied, at twice old's capacity. */
+static ws_deque_array *array_doubled(ws_deque_array *old, int64_t t, int64_t b)
+{
+    return array_copied(old, t, b, (old->mask + 1) * 2);
 }
 
 /* Owner only: doubles the array, copying the live items t..b-1; NULL (deque unchanged) if the
@@ -286,23 +292,80 @@ void ws__deque_check(const ws_deque *q)
  * advancing top, and cannot push at i (bottom > i). So an unchanged word means item i is
  * untaken and its slot unchanged, and bottom > i still holds.
  *
- * Orders (each named in deque.h, so that tests/model_sdeque.c can weaken it):
+ * Reclamation. Growth, and the shrink below, copy the live items into a new array, publish it
+ * and retire the old one; a thief may have loaded the old pointer and still be about to read
+ * a slot of it. So a thief counts itself in `stealers` (a seq_cst RMW) before it loads the
+ * array (seq_cst) and leaves (a release RMW) after its read of the slot; the owner publishes
+ * a new array (seq_cst) and frees the retired ones only if it then reads stealers == 0
+ * (seq_cst). This is store buffering, and seq_cst on all four forbids its bad outcome (the
+ * owner reading a count without the thief while the thief reads the old pointer): a thief the
+ * owner did not count gets the new array, and one that it counted and saw leave read its
+ * slot before the free (the release decrement, acquired by the load). The owner retries at
+ * its slow pushes and at empty pops; every change of stealers is an RMW, so a 0 read after
+ * several thieves left acquires all their departures (release sequences).
+ *
+ * Shrinking (docs/deque.md, "Giving memory back"). An array more than 4x the first one is
+ * big. At a pop that finds the deque empty (or takes its last item) the owner arms a
+ * tripwire: the fast path's room becomes capacity/8, so a push past it takes the slow path,
+ * which disarms it (the array is in use). The next empty pop at least 10 ms after arming,
+ * with the wire still armed, swaps in the first capacity. An owner about to sleep trims at
+ * once (ws__sdeque_trim). A shrink waits until earlier retired arrays are freed, so at most
+ * one big array waits for the thieves: retired arrays stay below twice the peak capacity.
+ *
+ * Orders (each named in deque.h, so that tests/model_sdeque.c and model_sdeque_reclaim.c can
+ * weaken it):
  *   share         fetch_add release, and the thief's acquire load of ts: items pushed before a
  *                 guard move (and the task records they point to) are visible to the thief.
  *   bottom        every store of bottom is a release, and the thief loads it with acquire:
  *                 items pushed after the guard last moved (into the reserve) are visible.
- *   grow          release store of the array after copying; the thief's acquire load of it.
+ *   grow          seq_cst store of the array after copying (a release: the copies); the
+ *                 thief's seq_cst load of it (an acquire).
+ *   reclaim       the thief's seq_cst increment of stealers before that load, and release
+ *                 decrement after its slot read; the owner's seq_cst load of stealers after
+ *                 the store of the array (the store-buffering pair, with the two above).
  *   thief CAS     release: orders its read of slot i before the owner's reuse of that slot,
  *                 which the owner makes only after reading top > i with acquire. RC11 already
  *                 forbids the outcome (no load buffering); C11 and some CPUs do not.
  * docs/deque.md and docs/memory-ordering.md have the same table.
  */
 
+/* An array more than SHRINK_RATIO times the first one is big; a push past capacity >>
+ * TRIPWIRE_SHIFT items shows that a big array is in use. Macros so that the model
+ * (tests/model_sdeque_reclaim.c) can shrink arrays of one and two slots. */
+#ifndef WS_SDEQUE_SHRINK_RATIO
+#define WS_SDEQUE_SHRINK_RATIO 4
+#endif
+#ifndef WS_SDEQUE_TRIPWIRE_SHIFT
+#define WS_SDEQUE_TRIPWIRE_SHIFT 3
+#endif
+enum { SHRINK_RATIO = WS_SDEQUE_SHRINK_RATIO, TRIPWIRE_SHIFT = WS_SDEQUE_TRIPWIRE_SHIFT };
+/* How long a big array must stay unused (no push past the tripwire) before an empty pop gives
+ * it back: the hysteresis against a program that bursts again and again. */
+#define SHRINK_QUIET_NS (UINT64_C(10) * 1000 * 1000)
+
+static size_t array_bytes(const ws_deque_array *a)
+{
+    return sizeof(ws_deque_array) + (a->mask + 1) * sizeof(void *);
+}
+
+/* Owner only: adds delta (modulo 2^N, so also subtracts) to the memory count. */
+static void sdeque_count_bytes(ws_sdeque *q, size_t delta)
+{
+    /* relaxed: one writer; readers want an estimate (statistics, tests). */
+    ws_counter_add(&q->bytes, delta);
+}
+
 int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
 {
     ws_deque_array *a = array_initial(initial_capacity);
     if (a == NULL)
         return ENOMEM;
+    ws_store_relaxed(&q->stealers, 0); /* relaxed: as the other fields below */
+    ws_store_relaxed(&q->bytes, array_bytes(a));
+    q->shrink_mask =
+        a->mask < SIZE_MAX / SHRINK_RATIO ? SHRINK_RATIO * (a->mask + 1) - 1 : SIZE_MAX;
+    q->armed = false;
+    q->quiet_since_ns = 0;
     /* relaxed: initialisation; the deque reaches thieves through thread creation or a release
      * store by the caller. */
     ws_store_relaxed(&q->bottom, 0);
@@ -329,14 +392,33 @@ void ws_sdeque_destroy(ws_sdeque *q)
     arrays_free(ws_load_relaxed(&q->array), q->retired);
 }
 
+/* Owner only: the depth at which a push trips the wire of a big array (docs/deque.md). */
+static int64_t sdeque_tripwire(const ws_sdeque *q)
+{
+    return (int64_t)(q->mask >> TRIPWIRE_SHIFT);
+}
+
 /* Owner only: installs the fast path's room (the most items, counted from top_seen, that keep
- * the array from overflowing and the deque within depth_cap), unless someone cleared limit
- * since the owner read `seen`: a thief's request then survives until the next slow push. */
+ * the array from overflowing, the deque within depth_cap and below an armed tripwire), unless
+ * someone cleared limit since the owner read `seen`: a thief's request then survives until the
+ * next slow push. */
 static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 {
     int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
+    if (q->armed && room > sdeque_tripwire(q))
+        room = sdeque_tripwire(q);
     /* relaxed: limit orders nothing; the CAS only keeps a concurrent 0 from being lost. */
     ws_cas_relaxed(&q->limit, &seen, room > 0 ? (uint64_t)room : 0);
+}
+
+/* Owner only: sdeque_reopen after the room changed outside a slow push, leaving a thief's
+ * request (limit 0) for the next slow push to serve. */
+static void sdeque_reopen_unless_asked(ws_sdeque *q)
+{
+    /* relaxed: see sdeque_reopen. */
+    uint64_t seen = ws_load_relaxed(&q->limit);
+    if (seen != 0)
+        sdeque_reopen(q, seen);
 }
 
 void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap)
@@ -352,23 +434,121 @@ void ws__sdeque_force_slow(ws_sdeque *q)
     ws_store_relaxed(&q->limit, 0);
 }
 
-/* Owner only: doubles the array, copying the live items t..b-1. false (unchanged) on ENOMEM. */
-static bool sdeque_grow(ws_sdeque *q, int64_t t, int64_t b)
+/* Owner only: frees the retired arrays if no thief can still be reading one. */
+static void sdeque_reclaim(ws_sdeque *q)
+{
+    if (q->retired == NULL)
+        return;
+    /* seq_cst: follows the seq_cst store of the array that retired the newest of them
+     * (store buffering with the thief's seq_cst announcement, then load of the array): a
+     * thief not counted here loads a newer array. Reading 0 also acquires every departure
+     * (their release decrements), so each departed thief's read of a slot happened before the
+     * free. */
+    if (WS_SDEQUE_RECLAIM_LOAD(&q->stealers) != 0)
+        return;
+    size_t freed = 0;
+    for (ws_deque_array *a = q->retired, *next; a != NULL; a = next) {
+        next = a->retired_next;
+        freed += array_bytes(a);
+        ws__free(a);
+    }
+    q->retired = NULL;
+    sdeque_count_bytes(q, -freed);
+}
+
+/* Owner only: replaces the array by one of capacity cap holding the live items t..b-1,
+ * retires the old one and frees what it can. false (unchanged) on ENOMEM. */
+static bool sdeque_replace(ws_sdeque *q, int64_t t, int64_t b, size_t cap)
 {
     /* relaxed: the owner's own pointer. */
     ws_deque_array *old = ws_load_relaxed(&q->array);
-    ws_deque_array *a = array_doubled(old, t, b);
+    ws_deque_array *a = array_copied(old, t, b, cap);
     if (a == NULL)
         return false;
-    /* release: the copies are visible to a thief that loads the new pointer (its acquire load
-     * in ws_sdeque_steal). */
+    /* seq_cst: as a release, the copies are visible to a thief that loads the new pointer (its
+     * seq_cst load in ws_sdeque_steal); as seq_cst, it precedes the load of stealers in
+     * sdeque_reclaim (the store-buffering pair with the thief's announcement). */
     WS_SDEQUE_GROW_PUBLISH(&q->array, a);
     q->slot = a->slot;
     q->mask = a->mask;
     old->retired_next = q->retired;
     q->retired = old;
+    sdeque_count_bytes(q, array_bytes(a));
+    q->armed = false; /* a new array: its tripwire is armed at the next empty pop */
+    sdeque_reclaim(q);
+    return true;
+}
+
+/* Owner only: doubles the array, copying the live items t..b-1. false (unchanged) on ENOMEM. */
+static bool sdeque_grow(ws_sdeque *q, int64_t t, int64_t b)
+{
+    if (!sdeque_replace(q, t, b, (q->mask + 1) * 2))
+        return false;
     ws_counter_add(&q->growths, 1); /* relaxed: a statistic with one writer */
     return true;
+}
+
+/* Owner only, with top t (read with acquire) and bottom b: if the array is big and holds less
+ * than capacity/8 items, swaps in the smallest array of at least the first capacity that is
+ * at most a quarter full. Only once earlier arrays are freed, so at most one big array waits
+ * for the thieves. Keeps the big array on ENOMEM. */
+static void sdeque_shrink(ws_sdeque *q, int64_t t, int64_t b)
+{
+    sdeque_reclaim(q);
+    if (q->mask <= q->shrink_mask || q->retired != NULL || b - t >= sdeque_tripwire(q))
+        return;
+    size_t cap = (q->shrink_mask + 1) / SHRINK_RATIO;
+    while (cap < 4 * (size_t)(b - t))
+        cap *= 2;
+    (void)sdeque_replace(q, t, b, cap);
+}
+
+/* Owner only, at a pop that found the deque empty or took its last item (top == bottom == t):
+ * frees retired arrays, and gives a big array back once it has been quiet (no push past the
+ * tripwire) for SHRINK_QUIET_NS. The first such pop after a deep use arms the tripwire and
+ * starts the quiet time; a push past it disarms (sdeque_note_depth). */
+static void sdeque_drained(ws_sdeque *q, int64_t t)
+{
+    sdeque_reclaim(q);
+    if (q->mask <= q->shrink_mask)
+        return;
+    uint64_t now = ws__now_ns();
+    if (!q->armed) {
+        q->armed = true;
+        q->quiet_since_ns = now;
+    } else if (now - q->quiet_since_ns >= SHRINK_QUIET_NS) {
+        sdeque_shrink(q, t, t);
+    } else {
+        return;
+    }
+    sdeque_reopen_unless_asked(q); /* the tripwire, or the small array's room */
+}
+
+/* Owner only, in the slow push with b - t items before it: a push past an armed tripwire
+ * means the big array is in use; disarm (the caller's reopen then gives the full room). */
+static void sdeque_note_depth(ws_sdeque *q, int64_t t, int64_t b)
+{
+    if (q->armed && b - t >= sdeque_tripwire(q))
+        q->armed = false;
+}
+
+void ws__sdeque_trim(ws_sdeque *q)
+{
+    /* A thief inside a steal leaves within a few instructions unless it was preempted: give it
+     * a few chances, since an owner about to sleep will not come back to free. */
+    for (int i = 0; q->retired != NULL && i < 16; i++) {
+        sdeque_reclaim(q);
+        if (q->retired != NULL)
+            ws__thread_yield();
+    }
+    if (q->mask <= q->shrink_mask)
+        return;
+    /* relaxed: the owner's own variable; acquire on ts as in the slow push (slots reused). */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    int64_t t = q->guard - (int64_t)(ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK);
+    q->top_seen = t;
+    sdeque_shrink(q, t, b);
+    sdeque_reopen_unless_asked(q);
 }
 
 /* Owner only, in the slow push (after pushing at index b, with top t read then): how far to
@@ -427,8 +607,10 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     uint64_t avail = ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK;
     int64_t t = q->guard - (int64_t)avail;
     q->top_seen = t;
+    sdeque_note_depth(q, t, b);
     if (b - t > (int64_t)q->mask && !sdeque_grow(q, t, b))
         return -1;
+    sdeque_reclaim(q); /* arrays a thief held at the last attempt */
     ws__sdeque_push_fitting(q, item);
     int64_t old_guard = q->guard;
     /* items (not only the reserve) became public */
@@ -446,8 +628,10 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     int64_t t;
     do {
         t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
-        if (b < t)
-            return NULL; /* thieves took everything: top == bottom, the deque is empty */
+        if (b < t) {
+            sdeque_drained(q, t); /* thieves took everything: top == bottom, empty */
+            return NULL;
+        }
         /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
          * older items public (avail stays >= 1: see the ABA argument above). */
         next = b == t ? v + WS_SDEQUE_TOP_ONE - 1 : v - (uint64_t)(q->guard - b);
@@ -459,6 +643,7 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     void *item = ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
     if (b == t) {
         q->top_seen = b + 1; /* top == bottom == b + 1: the deque is empty */
+        sdeque_drained(q, b + 1);
         return item;
     }
     q->guard = b;
@@ -498,11 +683,17 @@ void *ws_sdeque_steal(ws_sdeque *q)
      * (after the guard last moved) is visible once bottom is seen past it. */
     if (index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t) <= 0)
         return NULL; /* public indices, but no item in them yet */
-    /* acquire: pairs with the release store in sdeque_grow: a new array's copies are
-     * visible. Any array loaded here holds item t (see docs/deque.md). */
+    /* seq_cst: announces us before we load the array; pairs with the seq_cst store of the
+     * array then load of stealers in the owner's sdeque_reclaim (store buffering). */
+    WS_SDEQUE_ENTER(&q->stealers);
+    /* seq_cst: acquires the copies of the seq_cst (releasing) store in sdeque_replace, and is
+     * our half of that store buffering. Any array loaded here holds item t (docs/deque.md). */
     ws_deque_array *a = WS_SDEQUE_THIEF_ARRAY(&q->array);
     /* relaxed: used only if the CAS wins, and then the slot was not reused (ABA argument). */
     void *item = ws_load_relaxed(&a->slot[(size_t)t & a->mask]);
+    /* release: our reads of the array happen before the owner frees it (its seq_cst load of
+     * stealers in sdeque_reclaim reads this decrement or a later value). */
+    WS_SDEQUE_LEAVE(&q->stealers);
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
     if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1))
@@ -522,6 +713,12 @@ size_t ws_sdeque_size(const ws_sdeque *q)
 size_t ws__sdeque_capacity(const ws_sdeque *q)
 {
     return q->mask + 1;
+}
+
+size_t ws__sdeque_bytes(const ws_sdeque *q)
+{
+    /* relaxed: an estimate (one writer, the owner). */
+    return ws_load_relaxed(&((ws_sdeque *)q)->bytes);
 }
 
 size_t ws__sdeque_public(const ws_sdeque *q)

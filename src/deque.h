@@ -179,10 +179,20 @@ enum {
 #define WS_SDEQUE_THIEF_BOTTOM(p) ws_load_acquire(p)
 #endif
 #ifndef WS_SDEQUE_GROW_PUBLISH
-#define WS_SDEQUE_GROW_PUBLISH(p, v) ws_store_release((p), (v))
+#define WS_SDEQUE_GROW_PUBLISH(p, v) ws_store_seq_cst((p), (v))
 #endif
 #ifndef WS_SDEQUE_THIEF_ARRAY
-#define WS_SDEQUE_THIEF_ARRAY(p) ws_load_acquire(p)
+#define WS_SDEQUE_THIEF_ARRAY(p) ws_load_seq_cst(p)
+#endif
+/* Reclamation (deque.c): a thief counts itself in `stealers` around its use of an array. */
+#ifndef WS_SDEQUE_ENTER
+#define WS_SDEQUE_ENTER(p) ws_fetch_add_seq_cst((p), 1)
+#endif
+#ifndef WS_SDEQUE_LEAVE
+#define WS_SDEQUE_LEAVE(p) ws_fetch_sub_release((p), 1)
+#endif
+#ifndef WS_SDEQUE_RECLAIM_LOAD
+#define WS_SDEQUE_RECLAIM_LOAD(p) ws_load_seq_cst(p)
 #endif
 
 typedef struct ws_sdeque {
@@ -212,9 +222,20 @@ typedef struct ws_sdeque {
      * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
     alignas(WS_CACHE_LINE) _Atomic uint64_t ts;
     _Atomic uint32_t wanted;
-    _Atomic(ws_deque_array *) array; /* written by the owner when it grows */
-    ws_deque_array *retired;         /* owner only: arrays replaced by growth, freed at destroy */
+    /* Thieves between their announcement and their last read of a slot (RMWs only): the owner
+     * frees retired arrays when it reads 0 after publishing a new array (deque.c). */
+    _Atomic uint32_t stealers;
+    _Atomic(ws_deque_array *) array; /* written by the owner when it grows or shrinks */
     _Atomic uint64_t growths;        /* written by the owner, read by statistics readers */
+    _Atomic size_t bytes; /* the arrays' memory, retired ones included: owner writes, any reads */
+    /* Owner only, read in its slow paths: arrays replaced and not yet freed; the shrink's
+     * threshold (capacity - 1 above which an array counts as big: 4x the first one); whether
+     * the tripwire is armed (a push past capacity/8 then takes the slow path), and since when
+     * the deque has been quiet (docs/deque.md, "Giving memory back"). */
+    ws_deque_array *retired;
+    size_t shrink_mask;
+    bool armed;
+    uint64_t quiet_since_ns;
 } ws_sdeque;
 
 /* Owner only, before any thief exists. 0 or ENOMEM. reserve: how many tasks pushed onto an
@@ -243,9 +264,14 @@ void ws__sdeque_force_slow(ws_sdeque *q);
  * public, since no push of the owner will answer a thief's request meanwhile. True if it
  * published anything (the caller then wakes a worker to take it). */
 bool ws__sdeque_publish_all(ws_sdeque *q);
+/* Owner only, about to sleep with nothing to do: gives a big, mostly empty array back at once
+ * (no hysteresis: it will not look again until woken) and frees retired arrays. */
+void ws__sdeque_trim(ws_sdeque *q);
 /* Owner or quiescent: the capacity; the number of public indices, guard - top (for tests). */
 size_t ws__sdeque_capacity(const ws_sdeque *q);
 size_t ws__sdeque_public(const ws_sdeque *q);
+/* Any thread: bytes held in arrays, retired ones included (an estimate while the owner runs). */
+size_t ws__sdeque_bytes(const ws_sdeque *q);
 
 /* Owner only: true if the next push may take the fast path (ws__sdeque_push_fitting). One
  * comparison: d - 1 wraps around when the deque is empty (d == 0), so that the slow path can

@@ -42,6 +42,7 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_set_depth_cap(q, cap) ((void)(q), (void)(cap))
 #define ws__wdeque_force_slow(q)         ((void)(q))
 #define ws__wdeque_publish_all(q)        ((void)(q), false)
+#define ws__wdeque_trim(q)               ((void)(q)) /* it frees old arrays at once */
 static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool *published)
 {
     *published = false;
@@ -61,6 +62,7 @@ typedef ws_sdeque ws__wdeque;
 #define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
 #define ws__wdeque_force_slow    ws__sdeque_force_slow
 #define ws__wdeque_publish_all   ws__sdeque_publish_all
+#define ws__wdeque_trim          ws__sdeque_trim
 #endif
 
 /* The inline join of worksteal.h reads the owner's fields of the split deque through struct

@@ -16,6 +16,9 @@ ws_add_test(test_life_teardown SOURCES test_life_teardown.c TIMEOUT 120 LABELS l
 ws_add_test(test_life_fork SOURCES test_life_fork.c TIMEOUT 180 LABELS life
             ENV "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 die_after_fork=0")
 ws_add_test(test_life_exit SOURCES test_life_exit.c TIMEOUT 120 LABELS life)
+foreach(p 1 2)
+  ws_add_test(test_life_memory SOURCES test_life_memory.c TIMEOUT 300 LABELS life ARGS ${p})
+endforeach()
 
 # The admission word's protocol under the GenMC model checker: passes as written, fails with
 # each weakened order (tests/model_pool_lifetime.c). Skipped when the checker is not installed.

@@ -10,3 +10,17 @@ if(WS_SANITIZE STREQUAL "")
                    SCENARIO=1,WEAKEN=4:fail SCENARIO=1,WEAKEN=5:fail SCENARIO=1,WEAKEN=6:fail)
   set_tests_properties(model_sdeque PROPERTIES TIMEOUT 900 LABELS model SKIP_RETURN_CODE 77)
 endif()
+
+# The reclamation of replaced arrays (growth, and the shrink before a worker sleeps): no thief
+# reads a freed array; each weakened order of the store buffering that guards the free fails
+# (tests/model_sdeque_reclaim.c).
+if(WS_SANITIZE STREQUAL "")
+  add_test(NAME model_sdeque_reclaim
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
+                   tests/model_sdeque_reclaim.c SCENARIO=1,WEAKEN=0:pass SCENARIO=2,WEAKEN=0:pass
+                   SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail SCENARIO=1,WEAKEN=3:fail
+                   SCENARIO=1,WEAKEN=4:fail SCENARIO=1,WEAKEN=5:fail SCENARIO=2,WEAKEN=1:fail
+                   SCENARIO=2,WEAKEN=5:fail)
+  set_tests_properties(model_sdeque_reclaim PROPERTIES TIMEOUT 900 LABELS model
+                       SKIP_RETURN_CODE 77)
+endif()

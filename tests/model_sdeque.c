@@ -50,60 +50,8 @@
 
 #include "../src/deque.c"
 
-/* The library's allocation wrappers, as plain malloc (platform.c is not part of the model). */
-void *ws__malloc(size_t size)
-{
-    return malloc(size);
-}
-void *ws__calloc(size_t n, size_t size)
-{
-    /* The checker models malloc, not calloc; zero in words, the size of every field. */
-    uint64_t *p = malloc(n * size);
-    for (size_t i = 0; p != NULL && i < n * size / sizeof(uint64_t); i++)
-        p[i] = 0;
-    return p;
-}
-void ws__free(void *p)
-{
-    free(p);
-}
-
-enum { NITEMS = 3 };
-
-typedef struct model_item {
-    int payload;      /* plain: written before the push, read by the taker */
-    atomic_int taken; /* takes */
-} model_item;
-
-static model_item items[NITEMS];
-static ws_sdeque deque;
-
-static void take(void *x)
-{
-    model_item *it = x;
-    assert(it != NULL);
-    assert(it->payload == 1 + (int)(it - items));
-    atomic_fetch_add_explicit(&it->taken, 1, memory_order_relaxed);
-}
-
-static void push(int i)
-{
-    items[i].payload = 1 + i;
-    if (ws__sdeque_fits(&deque)) {
-        ws__sdeque_push_fitting(&deque, &items[i]);
-    } else {
-        bool published;
-        int64_t before = ws__sdeque_push_slow(&deque, &items[i], &published);
-        assert(before >= 0);
-    }
-}
-
-static void pop_all(void)
-{
-    void *x;
-    while ((x = ws__sdeque_pop(&deque)) != NULL)
-        take(x);
-}
+#define THEFTS (SCENARIO == 1 ? 2 : 3)
+#include "model_sdeque_common.h"
 
 static void *owner(void *arg)
 {
@@ -124,28 +72,10 @@ static void *owner(void *arg)
     return NULL;
 }
 
-static void *thief(void *arg)
-{
-    (void)arg;
-    for (int i = 0; i < (SCENARIO == 1 ? 2 : 3); i++) {
-        void *x = ws_sdeque_steal(&deque);
-        if (x != NULL)
-            take(x);
-    }
-    return NULL;
-}
-
 int main(void)
 {
     int err = ws_sdeque_init(&deque, 1, SCENARIO == 1 ? 2 : 0);
     assert(err == 0);
-    pthread_t o, t;
-    pthread_create(&o, NULL, owner, NULL);
-    pthread_create(&t, NULL, thief, NULL);
-    pthread_join(o, NULL);
-    pthread_join(t, NULL);
-    int n = SCENARIO == 1 ? 2 : 3;
-    for (int i = 0; i < n; i++)
-        assert(atomic_load_explicit(&items[i].taken, memory_order_relaxed) == 1);
+    run_owner_and_thief(owner, SCENARIO == 1 ? 2 : 3);
     return 0;
 }

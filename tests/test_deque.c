@@ -15,14 +15,17 @@
  *               intact afterwards (ws__test_fail_alloc_after).
  *   stress      exactly-once: one owner pushes and pops in random bursts while [thieves] threads
  *               steal; every item is taken exactly once. The items go through a fresh deque of
- *               capacity 1 or 2 every batch, so the arrays grow again and again under contention.
+ *               capacity 1 or 2 every batch, so the arrays grow again and again under contention;
+ *               the split deque's owner also trims whenever it finds its deque empty, so its
+ *               arrays shrink and are freed while thieves may still be reading them.
  *   lastrace    the single-element race: every round the owner pushes one item and pops it while
  *               [thieves] threads try to steal it; exactly one side gets it.
  *   splitseq    (split only) requests, shares, the guard's moves and the reserve, step by step.
+ *   shrink      (split only) replaced arrays freed, and the shrink's triggers and hysteresis.
  *
  * [thieves] and [items] default to 2 and to the sizes below (scaled down under sanitizers by
  * test_scaled); WS_DEQUE_THIEVES and WS_DEQUE_ITEMS override the defaults, WS_TEST_SEED replays a
- * run. Nothing here measures time.
+ * run. Nothing here measures time (shrink only waits past the deque's 10 ms quiet time).
  */
 #include "atomics.h"
 #include "deque.h"
@@ -50,6 +53,7 @@ typedef struct deque_ops {
     void *(*steal)(void *q);
     size_t (*size)(const void *q);
     size_t (*capacity)(const void *q); /* NULL: not observable for this implementation */
+    void (*trim)(void *q);             /* NULL, or: the owner gives a big array back now */
     void (*check)(const void *q);      /* NULL: no invariant check */
 } deque_ops;
 
@@ -160,6 +164,10 @@ static size_t sp_capacity(const void *q)
 {
     return ws__sdeque_capacity(q);
 }
+static void sp_trim(void *q)
+{
+    ws__sdeque_trim(q);
+}
 /* Owner or quiescent: the invariants of deque.c's opening comment. */
 static void sp_check(const void *p)
 {
@@ -176,11 +184,11 @@ static void sp_check(const void *p)
 
 static const deque_ops impls[] = {
     {"lockfree", sizeof(ws_deque), lf_init, lf_destroy, lf_push, lf_push_size, lf_pop, lf_steal,
-     lf_size, lf_capacity, lf_check},
+     lf_size, lf_capacity, NULL, lf_check},
     {"locked", sizeof(ws_locked_deque), lk_init, lk_destroy, lk_push, lk_push_size, lk_pop,
-     lk_steal, lk_size, NULL, NULL},
+     lk_steal, lk_size, NULL, NULL, NULL},
     {"split", sizeof(ws_sdeque), sp_init, sp_destroy, sp_push, sp_push_size, sp_pop, sp_steal,
-     sp_size, sp_capacity, sp_check},
+     sp_size, sp_capacity, sp_trim, sp_check},
 };
 
 /* The struct's storage comes from the C library, not ws__malloc, so that an armed allocation
@@ -626,6 +634,76 @@ static void test_splitseq(void)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* shrink: the split deque gives memory back, one thread                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Bytes of one array of capacity cap, as deque.c counts them. */
+static size_t array_size(size_t cap)
+{
+    return sizeof(ws_deque_array) + cap * sizeof(void *);
+}
+
+/* Pushes v[0..n-1], then pops them all in LIFO order and pops once more (empty). */
+static void burst(ws_sdeque *q, int *v, int n)
+{
+    const deque_ops *ops = &impls[2];
+    for (int i = 0; i < n; i++)
+        ASSERT_OK(ops->push(q, &v[i]));
+    for (int i = n - 1; i >= 0; i--)
+        ASSERT_PTR_EQ(ops->pop(q), &v[i]);
+    ASSERT_PTR_EQ(ops->pop(q), NULL);
+}
+
+/* Retired arrays are freed at once with no thief about; a big array stays while bursts come
+ * back (the tripwire at capacity/8 disarms the shrink), goes at an empty pop once it has been
+ * quiet for 10 ms, and goes at once before the owner sleeps (ws__sdeque_trim), keeping live
+ * items in order. */
+static void test_shrink(void)
+{
+    const deque_ops *ops = &impls[2];
+    int v[64];
+    ws_sdeque *q = split_new(4, 0);
+    ASSERT_UEQ(ws__sdeque_bytes(q), array_size(4));
+    burst(q, v, 40); /* grows 4 -> 64; each replaced array is freed at once */
+    ASSERT_UEQ(ops->capacity(q), 64);
+    ASSERT_UEQ(ws__sdeque_bytes(q), array_size(64));
+    /* relaxed: one thread. */
+    uint64_t growths = ws_load_relaxed(&q->growths);
+    for (int round = 0; round < 5; round++) /* bursts past capacity/8: the array stays */
+        burst(q, v, 9);
+    ASSERT_UEQ(ops->capacity(q), 64);
+    ASSERT_UEQ(ws_load_relaxed(&q->growths), growths); /* relaxed: one thread */
+    uint64_t armed_ns = ws__now_ns(); /* about when the last burst's empty pop armed it */
+    burst(q, v, 7);                   /* below the tripwire */
+    if (ws__now_ns() - armed_ns < 10 * 1000 * 1000) /* not yet quiet for 10 ms: kept */
+        ASSERT_UEQ(ops->capacity(q), 64);
+    struct timespec pause = {0, 11 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* longer than the quiet time: the next empty pop shrinks */
+    ASSERT_PTR_EQ(ops->pop(q), NULL);
+    ASSERT_UEQ(ops->capacity(q), 4);
+    ASSERT_UEQ(ws__sdeque_bytes(q), array_size(4));
+
+    burst(q, v, 40);    /* grows again */
+    ws__sdeque_trim(q); /* empty, about to sleep: at once */
+    ASSERT_UEQ(ops->capacity(q), 4);
+    for (int i = 0; i < 40; i++)
+        ASSERT_OK(ops->push(q, &v[i]));
+    for (int i = 39; i >= 3; i--)
+        ASSERT_PTR_EQ(ops->pop(q), &v[i]);
+    ws__sdeque_trim(q); /* 3 items of 64: a 16-slot array, at most a quarter full */
+    ASSERT_UEQ(ops->capacity(q), 16);
+    ASSERT_UEQ(ws__sdeque_bytes(q), array_size(16));
+    ASSERT_UEQ(ops->size(q), 3);
+    ASSERT_PTR_EQ(ops->steal(q), NULL); /* private: the thief asks */
+    ASSERT_OK(ops->push(q, &v[3]));     /* shares the older half */
+    ASSERT_PTR_EQ(ops->steal(q), &v[0]);
+    for (int i = 3; i >= 1; i--)
+        ASSERT_PTR_EQ(ops->pop(q), &v[i]);
+    expect_empty(ops, q);
+    deque_free(ops, q);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Items with a magic value and a consume counter                                            */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -774,6 +852,18 @@ static void stress_wait_seen(stress_thief *thieves, unsigned n, uint64_t number)
             ws__thread_yield();
 }
 
+/* The owner found its deque empty: for the split deque, give a big array back at once (as a
+ * worker does before it sleeps), while thieves may still be reading the old one. 1 if the
+ * array shrank. */
+static int stress_trim(const deque_ops *ops, void *q)
+{
+    if (ops->trim == NULL)
+        return 0;
+    size_t before = ops->capacity(q);
+    ops->trim(q);
+    return ops->capacity(q) < before;
+}
+
 static void test_stress(const deque_ops *ops, uint64_t seed, unsigned nthieves, uint64_t nitems)
 {
     uint64_t nbatches = (nitems + STRESS_BATCH - 1) / STRESS_BATCH;
@@ -792,7 +882,7 @@ static void test_stress(const deque_ops *ops, uint64_t seed, unsigned nthieves, 
         ASSERT_OK(pthread_create(&thieves[i].thread, NULL, stress_thief_main, &thieves[i]));
     }
 
-    uint64_t rng = seed | 1, pushed = 0, popped = 0, growths = 0, max_size = 0;
+    uint64_t rng = seed | 1, pushed = 0, popped = 0, growths = 0, max_size = 0, shrinks = 0;
     for (uint64_t k = 0; k < nbatches; k++) {
         uint64_t n = nitems - pushed < STRESS_BATCH ? nitems - pushed : STRESS_BATCH;
         split_reserve = (unsigned)(k % 3); /* only the split deque has a reserve */
@@ -831,8 +921,10 @@ static void test_stress(const deque_ops *ops, uint64_t seed, unsigned nthieves, 
             } else {
                 for (uint64_t j = 0; j < burst; j++) {
                     void *x = ops->pop(q);
-                    if (x == NULL)
+                    if (x == NULL) {
+                        shrinks += stress_trim(ops, q);
                         break;
+                    }
                     consume(x, k + 1, "the owner");
                     popped++;
                     popped_batch++;
@@ -858,7 +950,7 @@ static void test_stress(const deque_ops *ops, uint64_t seed, unsigned nthieves, 
             if (taken != 1)
                 WS_TEST_FAIL("item %" PRIu64 " taken %u times", items[j].seq, taken);
         }
-        if (ops->capacity != NULL)
+        if (ops->capacity != NULL && ops->trim == NULL)
             growths += log2_of(ops->capacity(q)) - log2_of(cap0);
 
         /* Every thief has moved on from the previous batch's deque by now (or soon will). */
@@ -882,8 +974,13 @@ static void test_stress(const deque_ops *ops, uint64_t seed, unsigned nthieves, 
            ", stolen %" PRIu64 " (%.1f%%), largest size %" PRIu64,
            nitems, nbatches, nthieves, popped, stolen,
            nitems ? 100.0 * (double)stolen / (double)nitems : 0.0, max_size);
-    if (ops->capacity != NULL)
+    if (ops->capacity != NULL && ops->trim == NULL)
         printf(", %" PRIu64 " growths under contention", growths);
+    if (ops->trim != NULL) {
+        printf(", %" PRIu64 " shrinks under contention", shrinks);
+        if (shrinks == 0)
+            WS_TEST_FAIL("no shrink: the owner never found a big array empty");
+    }
     printf("\n  stolen per thief:");
     for (unsigned i = 0; i < nthieves; i++)
         printf(" %" PRIu64, ws_load_relaxed(&thieves[i].stolen)); /* relaxed: joined */
@@ -1051,7 +1148,7 @@ static void test_lastrace(const deque_ops *ops, uint64_t seed, unsigned nthieves
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: test_deque sequential|growth|enomem|stress|lastrace|splitseq "
+    fprintf(stderr, "usage: test_deque sequential|growth|enomem|stress|lastrace|splitseq|shrink "
                     "lockfree|locked|split [thieves] [items]\n");
     exit(2);
 }
@@ -1084,6 +1181,8 @@ int main(int argc, char **argv)
         test_growth(ops);
     } else if (strcmp(test, "splitseq") == 0) {
         test_splitseq();
+    } else if (strcmp(test, "shrink") == 0) {
+        test_shrink();
     } else if (strcmp(test, "enomem") == 0) {
         test_enomem(ops);
     } else if (strcmp(test, "stress") == 0) {

@@ -1,0 +1,105 @@
+/* model_sdeque_common.h: what the split deque's models (model_sdeque.c,
+ * model_sdeque_reclaim.c) share, included after src/deque.c: the library's platform functions
+ * that deque.c calls, and items checked by whoever takes them.
+ *
+ * Each item carries a plain payload written before its push; whoever takes it reads it (a
+ * data race or a wrong value is an error) and counts the take.
+ */
+#ifndef WS_MODEL_SDEQUE_COMMON_H
+#define WS_MODEL_SDEQUE_COMMON_H
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+/* The library's allocation wrappers, as plain malloc (platform.c is not part of the model). */
+void *ws__malloc(size_t size)
+{
+    return malloc(size);
+}
+void *ws__calloc(size_t n, size_t size)
+{
+    /* The checker models malloc, not calloc; zero in words, the size of every field. */
+    uint64_t *p = malloc(n * size);
+    for (size_t i = 0; p != NULL && i < n * size / sizeof(uint64_t); i++)
+        p[i] = 0;
+    return p;
+}
+void ws__free(void *p)
+{
+    free(p);
+}
+/* The shrink's clock and the trim's yield (platform.c): the quiet time of an empty pop's
+ * shrink never passes; a trim's retry is one step. */
+uint64_t ws__now_ns(void)
+{
+    return 0;
+}
+void ws__thread_yield(void)
+{
+}
+
+enum { NITEMS = 3 };
+
+typedef struct model_item {
+    int payload;      /* plain: written before the push, read by the taker */
+    atomic_int taken; /* takes */
+} model_item;
+
+static model_item items[NITEMS];
+static ws_sdeque deque;
+
+static void take(void *x)
+{
+    model_item *it = x;
+    assert(it != NULL);
+    assert(it->payload == 1 + (int)(it - items));
+    atomic_fetch_add_explicit(&it->taken, 1, memory_order_relaxed);
+}
+
+static void push(int i)
+{
+    items[i].payload = 1 + i;
+    if (ws__sdeque_fits(&deque)) {
+        ws__sdeque_push_fitting(&deque, &items[i]);
+    } else {
+        bool published;
+        int64_t before = ws__sdeque_push_slow(&deque, &items[i], &published);
+        assert(before >= 0);
+    }
+}
+
+static void pop_all(void)
+{
+    void *x;
+    while ((x = ws__sdeque_pop(&deque)) != NULL)
+        take(x);
+}
+
+/* The thief: THEFTS steal attempts (a number the model defines). */
+static void *thief(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < THEFTS; i++) {
+        void *x = ws_sdeque_steal(&deque);
+        if (x != NULL)
+            take(x);
+    }
+    return NULL;
+}
+
+/* Runs the owner and the thief on the initialised deque, then checks that each of the first n
+ * items was taken exactly once. */
+static void run_owner_and_thief(void *(*owner)(void *), int n)
+{
+    pthread_t o, t;
+    pthread_create(&o, NULL, owner, NULL);
+    pthread_create(&t, NULL, thief, NULL);
+    pthread_join(o, NULL);
+    pthread_join(t, NULL);
+    for (int i = 0; i < n; i++)
+        assert(atomic_load_explicit(&items[i].taken, memory_order_relaxed) == 1);
+}
+
+#endif /* WS_MODEL_SDEQUE_COMMON_H */
