@@ -2,7 +2,7 @@
  *
  *   bench_deque [--quick] [--runs N] [--csv FILE]
  *
- * Three measurements, each the median of several runs after one warm-up run:
+ * Four measurements, each the median of several runs after one warm-up run:
  *   1. push+pop pairs by the owner with one older item left in the deque, so that pop takes
  *      its common path (one locked instruction, no CAS): ns per pair.
  *   2. push+pop pairs on an otherwise empty deque, so that every pop is the last-item case
