@@ -349,25 +349,28 @@ static void sync_out_of_order_3(void *p)
     ws_sync(&t2);
 }
 
-/* Returns with spawned tasks unsynced: their records would die with this frame while still in
- * the deque. */
+/* Return with spawned tasks unsynced. In a real program the records would die with the frame
+ * while still in the deque, and a thief could take one before the library's check at the
+ * task's return aborts: it would run whatever the dead frame's memory then holds, and the
+ * process would die of that instead of the abort. The records are static here, so that a thief
+ * runs `nothing` and only the library's check can end the process. */
+static ws_task leaked[2];
+
 static void return_unsynced(void *p)
 {
     (void)p;
-    ws_task t;
-    ws_spawn(&t, nothing, NULL);
+    ws_spawn(&leaked[0], nothing, NULL);
 }
 
 static void return_unsynced_inline(void *p)
 {
     (void)p;
-    ws_task t1, t2;
-    ws_spawn(&t1, nothing, NULL);
-    ws_spawn(&t2, nothing, NULL); /* inline */
-    ws_sync(&t2);
-    ws_sync(&t1);
-    ws_spawn(&t1, nothing, NULL);
-    ws_spawn(&t2, nothing, NULL); /* inline, and left unsynced with t1 */
+    ws_spawn(&leaked[0], nothing, NULL);
+    ws_spawn(&leaked[1], nothing, NULL); /* inline */
+    ws_sync(&leaked[1]);
+    ws_sync(&leaked[0]);
+    ws_spawn(&leaked[0], nothing, NULL);
+    ws_spawn(&leaked[1], nothing, NULL); /* inline, and left unsynced with leaked[0] */
 }
 
 /* The same record spawned again before its sync. */
