@@ -80,9 +80,10 @@ static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
 /* The current group of the calling thread: the group of the job it runs (ws__group_enter). */
 static _Thread_local ws__group *current_group WS_TLS_FAST;
 
-static ws__task *job_new(ws_fn fn, void *arg, unsigned flags, unsigned kind, void *owner)
+static ws__task *job_new(ws_pool *pool, ws_fn fn, void *arg, unsigned flags, unsigned kind,
+                         void *owner)
 {
-    ws__task *t = ws__malloc(sizeof(ws__task));
+    ws__task *t = ws__record_new(pool);
     if (t == NULL)
         return NULL;
     t->fn = fn;
@@ -101,12 +102,12 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
         ws__contract_violation("ws_submit", "NULL pool or function");
     if (flags & ~WS_HIGH_PRIORITY)
         return EINVAL;
-    ws__task *t = job_new(fn, arg, flags, WS_KIND_DETACHED, pool);
+    ws__task *t = job_new(pool, fn, arg, flags, WS_KIND_DETACHED, pool);
     if (t == NULL)
         return ENOMEM;
     int err = submit_job(pool, t, false);
     if (err != 0)
-        ws__free(t);
+        ws__record_free(pool, t);
     return err;
 }
 
@@ -157,7 +158,7 @@ int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void
     ws__group *g = (ws__group *)group;
     if (chain_cancelled(g))
         return ECANCELED;
-    ws__task *t = job_new(fn, arg, flags, WS_KIND_GROUP, g);
+    ws__task *t = job_new(g->pool, fn, arg, flags, WS_KIND_GROUP, g);
     if (t == NULL)
         return ENOMEM;
     t->on_cancel = on_cancel;
@@ -167,7 +168,7 @@ int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void
     int err = submit_job(g->pool, t, true);
     if (err != 0) {
         ws_fetch_sub_relaxed(&g->pending, 1); /* relaxed: never published */
-        ws__free(t);
+        ws__record_free(g->pool, t);
     }
     return err;
 }
@@ -206,7 +207,7 @@ void ws__group_job_done(ws__task *t)
     ws__group *g = t->owner;
     ws_pool *pool = g->pool;
     bool admitted = (t->flags & JOB_ADMITTED) != 0;
-    ws__free(t);
+    ws__record_free(pool, t);
     /* acq_rel: the release half publishes the job's effects to ws_group_wait's acquire load
      * (the acquire half orders the decrements of concurrent jobs); after the last decrement
      * the group may be gone: only its address is used below. */

@@ -249,6 +249,7 @@ static ws__task *park(ws__worker *w, const char **what)
         ws__thread_yield();
     } else if (!ws__pool_finished(pool)) {
         ws__wdeque_trim(&w->deque); /* a big array does not sleep with us (docs/deque.md) */
+        ws__records_trim(pool);     /* the pool is idle: give back a burst's records */
         wait_for_token(w);
     }
     ws__idle_sleep_end(&idle->state);

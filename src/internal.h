@@ -240,6 +240,37 @@ void ws__topology_build_info(char *buf, size_t n);
 /* The level (WS_LEVEL_*) of the nearest group two places share. */
 unsigned ws__steal_level(const ws__place *a, const ws__place *b);
 
+/* ---- job records, recycled (records.c) ---------------------------------------------------- */
+
+enum {
+    WS_RECORD_BATCH = 64,       /* records per chain */
+    WS_RECORD_KEEP_CHAINS = 32, /* chains an idle pool keeps: 2048 records, 128 KiB */
+};
+
+/* Free job records held by one thread: a list (count records when it is a worker's). */
+typedef struct ws__record_cache {
+    ws__task *chain;
+    uint32_t count;
+    bool registered; /* a thread-exit destructor will free it (outside threads) */
+} ws__record_cache;
+
+/* The pool's stack of full chains: pushed by its workers, popped one chain at a time under the
+ * try-lock `taking`. */
+typedef struct ws__record_stack {
+    alignas(WS_CACHE_LINE) ws__task *_Atomic stack; /* CAS by pushers and the lock holder */
+    _Atomic uint32_t taking;                        /* 1 while a thread pops or trims */
+} ws__record_stack;
+
+/* Any thread: a record for a job submitted to pool, or NULL (out of memory). */
+ws__task *ws__record_new(ws_pool *pool);
+/* Any thread: t, a finished job of pool, is no longer needed. */
+void ws__record_free(ws_pool *pool, ws__task *t);
+/* A worker about to park (the pool is idle): frees the stack's chains beyond
+ * WS_RECORD_KEEP_CHAINS. */
+void ws__records_trim(ws_pool *pool);
+/* Pool teardown, after the threads are joined: frees every record the pool holds. */
+void ws__records_release(ws_pool *pool);
+
 /* ---- workers (worker.c) ------------------------------------------------------------------ */
 
 typedef struct ws__worker {
@@ -255,7 +286,8 @@ typedef struct ws__worker {
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */
     _Atomic uint32_t profiling;
-    uint64_t steal_begin_ns; /* while profiling: when the latest steal attempt began */
+    uint64_t steal_begin_ns;  /* while profiling: when the latest steal attempt began */
+    ws__record_cache records; /* free job records (records.c) */
     ws__thread thread;
     void *(*body)(void *); /* what the thread runs (pool.c, before it starts) */
     /* Placed pools only (pool.c, before the thread starts): where this worker runs, and the
@@ -444,6 +476,7 @@ struct ws_pool {
     ws__injector urgent;   /* WS_HIGH_PRIORITY external jobs */
     ws__injector injector; /* normal external jobs */
     ws__idle idle;
+    ws__record_stack records; /* free job records (records.c) */
 
     /* Lifecycle, written by ws_pool_destroy and submitters, read by everyone. */
     /* The STOPPING bit and the count of admitted references (pool.c): submitters and

@@ -123,7 +123,7 @@ static void complete(ws__task *t)
             ws__futex_wake(&t->state, -1);
     } else if (kind == WS_KIND_DETACHED) {
         ws_pool *pool = t->owner;
-        ws__free(t);
+        ws__record_free(pool, t);
         ws__pool_release(pool, 1);
     } else {
         ws__group_job_done(t);

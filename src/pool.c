@@ -230,6 +230,21 @@ static void join_spares(ws_pool *pool)
     }
 }
 
+/* Frees the workers' records and the pool's job records; their threads are gone. */
+static void workers_free(ws_pool *pool)
+{
+    ws__records_release(pool);
+    unsigned total = pool->nworkers + pool->nspares;
+    for (unsigned i = 0; i < total && pool->workers != NULL; i++) {
+        ws__worker *w = pool->workers[i];
+        if (w == NULL)
+            continue;
+        ws__wdeque_destroy(&w->deque);
+        ws__free(w);
+    }
+    ws__free(pool->workers);
+}
+
 /* Stops and joins every started thread, frees everything. For destroy and failed creates. */
 static void pool_teardown(ws_pool *pool)
 {
@@ -246,15 +261,7 @@ static void pool_teardown(ws_pool *pool)
     if (pool->workers != NULL)
         join_spares(pool);
     ws__trace_pool_finish(pool);
-    unsigned total = pool->nworkers + pool->nspares;
-    for (unsigned i = 0; i < total && pool->workers != NULL; i++) {
-        ws__worker *w = pool->workers[i];
-        if (w == NULL)
-            continue;
-        ws__wdeque_destroy(&w->deque);
-        ws__free(w);
-    }
-    ws__free(pool->workers);
+    workers_free(pool);
     ws__placement_free(pool->placement);
     pthread_mutex_destroy(&pool->spare_lock);
     ws__free(pool);
@@ -477,15 +484,7 @@ bool ws__pool_alive(const ws_pool *pool)
 /* Frees an inherited pool's memory in a child process; its threads exist only in the parent. */
 static void inherited_pool_free(ws_pool *pool)
 {
-    unsigned total = pool->nworkers + pool->nspares;
-    for (unsigned i = 0; i < total; i++) {
-        ws__worker *w = pool->workers[i];
-        if (w != NULL) {
-            ws__wdeque_destroy(&w->deque);
-            ws__free(w);
-        }
-    }
-    ws__free(pool->workers);
+    workers_free(pool);
     ws__free(pool);
 }
 
