@@ -2,8 +2,8 @@
 # make bench-check: short, repeatable ratio benchmarks compared with bench/bench-baseline.txt.
 #   bench/bench-check.sh [BUILD_DIR]   (a Release build with bench_external and bench_join)
 # Each figure is a ratio against a baseline measured in the same run (the mutex-queue pool of
-# bench/central_pool.c), or an instruction count (callgrind), so that a loaded machine moves it
-# little. A figure worse than its baseline by more than the baseline's stated factor fails the
+# bench/central_pool.c, or a bare futex wake-up between two threads), or an instruction count
+# (callgrind), so that a loaded machine moves it little. A figure worse than its baseline by more than the baseline's stated factor fails the
 # check (exit 1). Valgrind missing: the instruction count is skipped with a message.
 set -euo pipefail
 build=${1:-build}
@@ -21,6 +21,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 declare -A got
 got[wakeup_p50_vs_mutex]=$(ratio "$(value wakeup worksteal 2 p50_us)" "$(value wakeup mutex 2 p50_us)")
+got[wakeup_p50_vs_floor]=$(ratio "$(value wakeup worksteal 2 p50_us)" "$(value wakeup futex 2 p50_us)")
 got[pool_run_p50_vs_mutex]=$(ratio "$(value wakeup ws_pool_run 2 p50_us)" "$(value wakeup mutex 2 p50_us)")
 got[batch_rate_vs_mutex_1w]=$(ratio "$(value batch mutex 1 ms)" "$(value batch worksteal 1 ms)")
 got[batch_rate_vs_mutex_2w]=$(ratio "$(value batch mutex 2 ms)" "$(value batch worksteal 2 ms)")

@@ -20,7 +20,9 @@
  *    every worker has parked (read from the pool's idle counters) and then 300 us more. The same
  *    for the mutex pool, whose idle workers sleep on its condition variable as soon as the
  *    queue is empty (a 300 us pause before each sample), and for ws_pool_run from outside on
- *    the parked pool (the call to the job's start). Samples of the three alternate.
+ *    the parked pool (the call to the job's start). Samples of the three alternate with a
+ *    fourth, the floor under all of them: one futex wait woken by another thread, from the wake
+ *    call to the sleeper running (see fx_sleeper).
  * 3. Priority latency: a pool saturated by one long job per worker (5 ms of spinning) and a
  *    backlog of 64 normal jobs (200 us each) in the injector; a probe job submitted then (after
  *    a random pause of up to 1 ms) with WS_HIGH_PRIORITY, or at normal priority: the time from
@@ -639,6 +641,45 @@ static void latency_row(const char *name, double *v, size_t n, double *p50, doub
     printf("   %-18s %9.1f %9.1f %9.1f %9.1f\n", name, *p50, p90, *p99, v[n - 1]);
 }
 
+/* The floor under every wake-up above: one thread sleeps in a futex wait, another changes the
+ * word and wakes it, and the sample is the time from the wake call to the sleeper running
+ * again. A pool's wake-up adds its own steps to this (the claim, the sleeper's search); the
+ * mutex pool's condition variable is a futex too. The sleeper is the only thread of its kind,
+ * so the kernel's choice of CPU is the same as for a parked worker. */
+typedef struct fx_sleeper {
+    _Atomic uint32_t word; /* bumped by the waker; the sleeper waits while it is unchanged */
+    wk_slot *slot;         /* where the woken sleeper stamps its start; NULL: leave */
+    pthread_t thread;
+} fx_sleeper;
+
+static void *fx_sleeper_main(void *arg)
+{
+    fx_sleeper *f = arg;
+    uint32_t seen = atomic_load(&f->word);
+    for (;;) {
+        while (atomic_load(&f->word) == seen)
+            ws__futex_wait(&f->word, seen);
+        seen = atomic_load(&f->word);
+        wk_slot *s = f->slot;
+        if (s == NULL)
+            return NULL;
+        wk_stamp(s);
+    }
+}
+
+static double fx_sample(fx_sleeper *f)
+{
+    wk_slot s;
+    s.start = 0;
+    atomic_init(&s.done, 0);
+    f->slot = &s;
+    uint64_t t0 = now_ns();
+    atomic_fetch_add(&f->word, 1); /* seq_cst: publishes slot before the sleeper reads it */
+    ws__futex_wake(&f->word, 1);
+    wk_wait(&s);
+    return (double)(s.start - t0) * 1e-3;
+}
+
 /* The wake-up of a parked pool through ws_pool_run from outside: the caller blocks until the
  * job has run, and the sample is the time from the call to the job's start. */
 static double ws_run_sample(ws_pool *pool)
@@ -658,12 +699,18 @@ static void bench_wakeup(const xb_opts *o)
 {
     size_t n = o->samples;
     double *ws = calloc(n, sizeof *ws), *cq = calloc(n, sizeof *cq), *run = calloc(n, sizeof *run);
-    if (ws == NULL || cq == NULL || run == NULL) {
+    double *fx = calloc(n, sizeof *fx);
+    fx_sleeper *sleeper = calloc(1, sizeof *sleeper);
+    if (ws == NULL || cq == NULL || run == NULL || fx == NULL || sleeper == NULL) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
     ws_pool *wp = make_ws_pool(o->workers);
     cq_pool *cp = make_cq_pool(o->workers);
+    if (pthread_create(&sleeper->thread, NULL, fx_sleeper_main, sleeper) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        exit(2);
+    }
     unsigned parked = 0;
     for (size_t i = 0; i < n; i++) {
         wk_slot s;
@@ -691,25 +738,38 @@ static void bench_wakeup(const xb_opts *o)
         parked += ws_wait_parked(wp);
         sleep_us(300);
         run[i] = ws_run_sample(wp);
+
+        sleep_us(300);
+        fx[i] = fx_sample(sleeper);
     }
     ws_pool_destroy(wp);
     cq_pool_destroy(cp);
+    sleeper->slot = NULL;
+    atomic_fetch_add(&sleeper->word, 1); /* seq_cst: publishes the NULL slot: leave */
+    ws__futex_wake(&sleeper->word, 1);
+    pthread_join(sleeper->thread, NULL);
 
     printf("2. Wake-up latency: from the submit on a parked pool of %u workers to the job's "
            "start\n   (microseconds, %zu samples; worksteal fully parked before %u of %zu)\n\n",
            o->workers, n, parked, 2 * n);
     printf("   %-18s %9s %9s %9s %9s\n", "pool", "p50", "p90", "p99", "max");
-    double w50, w99, c50, c99, r50, r99;
+    double w50, w99, c50, c99, r50, r99, f50, f99;
     latency_row("worksteal", ws, n, &w50, &w99);
     latency_row("ws_pool_run", run, n, &r50, &r99);
     latency_row("mutex queue", cq, n, &c50, &c99);
-    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/mutex", w50 / c50, "", w99 / c99);
+    latency_row("futex wake floor", fx, n, &f50, &f99);
+    printf("   %-18s %8.2fx %9s %8.2fx\n", "worksteal/mutex", w50 / c50, "", w99 / c99);
+    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/floor", w50 / f50, "", w99 / f99);
     csv_row("wakeup", "worksteal", o->workers, "p50_us", w50);
     csv_row("wakeup", "worksteal", o->workers, "p99_us", w99);
     csv_row("wakeup", "ws_pool_run", o->workers, "p50_us", r50);
     csv_row("wakeup", "ws_pool_run", o->workers, "p99_us", r99);
     csv_row("wakeup", "mutex", o->workers, "p50_us", c50);
     csv_row("wakeup", "mutex", o->workers, "p99_us", c99);
+    csv_row("wakeup", "futex", o->workers, "p50_us", f50);
+    csv_row("wakeup", "futex", o->workers, "p99_us", f99);
+    free(fx);
+    free(sleeper);
     free(ws);
     free(cq);
     free(run);
