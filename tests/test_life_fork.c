@@ -103,6 +103,9 @@ int main(void)
     ws_pool *pool = ext_pool(2, 0);
     /* The default pool in use before the fork. */
     ws_parallel_for(0, 1000, 0, count_range, NULL);
+    if (PAUSE_FOR_FORK)
+        sched_sleep_ms(20); /* both pools' new workers finish starting (in the sanitizer's
+                               allocator) and park */
     fork_and_check(pool, "fork with an idle default pool");
 
     pthread_t busy[2];
