@@ -655,7 +655,10 @@ typedef struct fx_sleeper {
 static void *fx_sleeper_main(void *arg)
 {
     fx_sleeper *f = arg;
-    uint32_t seen = atomic_load(&f->word);
+    /* The word's first value (the record is zeroed), not a load: on a busy machine the first
+     * sample's bump can come before this thread first runs, and a load would then take the
+     * bumped value as the one to wait past, and sleep through the only wake-up. */
+    uint32_t seen = 0;
     for (;;) {
         while (atomic_load(&f->word) == seen)
             ws__futex_wait(&f->word, seen);
