@@ -336,7 +336,9 @@ static void sync_twice_inline(void *p)
     ws_sync(&t2);
 }
 
-/* Syncs the older task first while the newer, inline one is still in the deque. */
+/* Syncs the older task first while the newer, inline one is still in the deque. A sync out of
+ * order is caught by the deque's own order, so only on one worker: on two, a thief may hold
+ * both tasks, and then the order harms nothing and is not reported (docs/api.md). */
 static void sync_out_of_order_3(void *p)
 {
     (void)p;
@@ -474,7 +476,6 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "abort_sync_order") == 0) {
         const violation v[] = {
             {"ws_sync out of reverse spawn order", "ws_sync", sync_out_of_order, 1},
-            {"ws_sync out of reverse spawn order", "ws_sync", sync_out_of_order, 2},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_sync_twice") == 0) {
@@ -497,7 +498,6 @@ int main(int argc, char **argv)
              2},
             {"a record spawned again before its sync", "ws_sync", spawn_twice, 1},
             {"ws_sync out of order, three spawns", "ws_sync", sync_out_of_order_3, 1},
-            {"ws_sync out of order, three spawns", "ws_sync", sync_out_of_order_3, 2},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_join_null") == 0) {
