@@ -305,10 +305,12 @@ static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task 
 }
 
 /* The end of a join on worker w whose child t was pushed (and not popped back by the fast
- * path): pop it back and run it, or wait for the thief that took it. True if it was stolen. */
-static bool join_finish(ws__worker *w, ws__task *t, const char *function, const char *what)
+ * path), given what the pop at the join returned: run t, after any jobs above it, or wait for
+ * the thief that took it. True if it was stolen. */
+static bool join_finish_popped(ws__worker *w, ws__task *t, ws__task *popped, const char *function,
+                               const char *what)
 {
-    ws__task *p = pop_past_jobs(w, t, ws__wdeque_pop(&w->deque), function);
+    ws__task *p = pop_past_jobs(w, t, popped, function);
     if (p == t) {
         ws__count(w, pops, 1);
         run_child(w, t, what);
@@ -316,6 +318,11 @@ static bool join_finish(ws__worker *w, ws__task *t, const char *function, const 
     }
     ws__task_wait(w, t);
     return true;
+}
+
+static bool join_finish(ws__worker *w, ws__task *t, const char *function, const char *what)
+{
+    return join_finish_popped(w, t, ws__wdeque_pop(&w->deque), function, what);
 }
 
 /* An exception is unwinding the frame of a join whose child t is still pushed (see
@@ -437,7 +444,7 @@ void ws__join_abandon(struct ws__join_rec *t)
 /* The end of a fork whose child t was pushed by a fast path (the library's ws_join, or the
  * inline code of worksteal.h when its child is not where the inline test looks), which counted
  * nothing: pop the child back and run it, or run jobs above it first, or wait. */
-static void finish_fast_push(ws__worker *w, ws__task *t, const char *function)
+static void finish_fast_push(ws__worker *w, ws__task *t, const char *function, const char *what)
 {
     ws__task *p = ws__wdeque_pop(&w->deque);
     if (WS_LIKELY(p == t)) {
@@ -447,18 +454,12 @@ static void finish_fast_push(ws__worker *w, ws__task *t, const char *function)
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
-    p = pop_past_jobs(w, t, p, function);
-    if (p == t) {
-        ws__count(w, pops, 1);
-        t->fn(t->arg);
-        return;
-    }
-    ws__task_wait(w, t);
+    join_finish_popped(w, t, p, function, what);
 }
 
 void ws__join_finish(struct ws__join_rec *rec)
 {
-    finish_fast_push(ws__tls_worker, (ws__task *)rec, "ws_join");
+    finish_fast_push(ws__tls_worker, (ws__task *)rec, "ws_join", "join");
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -598,7 +599,7 @@ static WS_NOINLINE void sync_on_worker(ws__task *t)
             ws__contract_violation("ws_sync", "a task synced on a thread that did not spawn it");
         w->deque.open_spawns--;
         if (t->flags == SPAWN_INLINE)
-            finish_fast_push(w, t, "ws_sync");
+            finish_fast_push(w, t, "ws_sync", "spawn");
         else if (!sync_popped_fast(w, t))
             join_finish(w, t, "ws_sync", "spawn");
     }
