@@ -471,7 +471,7 @@ WS_API void ws_block_end(void);
     X(pops, SUM, "spawned tasks popped back and run by their owner")                   \
     X(inline_runs, SUM, "children run inline because the deque could not grow")        \
     X(injector_takes, SUM, "external jobs taken from the injectors")                   \
-    X(wakeups, SUM, "wake-ups sent to parked workers")                                 \
+    X(wakeups, SUM, "times an idle worker was woken for work")                         \
     X(deque_growths, SUM, "times a deque array doubled")                               \
     X(max_deque_depth, MAX, "the deepest any deque has been")                          \
     X(leapfrogs, SUM, "steals by a join waiting for its stolen child, from the thief") \

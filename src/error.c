@@ -42,3 +42,9 @@ _Noreturn void ws__contract_violation(const char *function, const char *what)
     fflush(stderr);
     abort();
 }
+
+void ws__pool_check(const ws_pool *pool, const char *function)
+{
+    if (pool == NULL)
+        ws__contract_violation(function, "NULL pool");
+}

@@ -77,23 +77,38 @@ static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
     return 0;
 }
 
-/* The current group of the calling thread: the group of the job it runs (ws__group_enter). */
-static _Thread_local ws__group *current_group WS_TLS_FAST;
+static void detached_run(void *job);
+static void group_job_run(void *job);
 
-static ws__task *job_new(ws_pool *pool, ws_fn fn, void *arg, unsigned flags, unsigned kind,
-                         void *owner)
+/* A job record for fn(arg) of the given kind (WS_KIND_DETACHED or WS_KIND_GROUP), owned by its
+ * pool or its group; NULL if out of memory. */
+static ws__job *job_new(ws_pool *pool, ws_fn fn, void *arg, unsigned flags, unsigned kind,
+                        void *owner)
 {
-    ws__task *t = ws__record_new(pool);
-    if (t == NULL)
+    ws__job *j = ws__record_new(pool, ws__tls_worker);
+    if (j == NULL)
         return NULL;
-    t->fn = fn;
-    t->arg = arg;
+    j->task.fn = kind == WS_KIND_GROUP ? group_job_run : detached_run;
+    j->task.arg = j;
     /* relaxed: published by the push or the injector link (release). */
-    ws_store_relaxed(&t->state, WS_TASK_PENDING | (uint32_t)kind << WS_TASK_KIND_SHIFT);
-    t->flags = flags;
-    t->owner = owner;
-    t->on_cancel = NULL;
-    return t;
+    ws_store_relaxed(&j->task.state, WS_TASK_PENDING | (uint32_t)kind << WS_TASK_KIND_SHIFT);
+    j->task.flags = flags;
+    j->task.owner = owner;
+    j->fn = fn;
+    j->arg = arg;
+    j->on_cancel = NULL;
+    return j;
+}
+
+/* The runner of a detached job (its task's fn): runs it, then frees it and gives its reference
+ * to the pool back. */
+static void detached_run(void *job)
+{
+    ws__job *j = job;
+    ws_pool *pool = j->task.owner;
+    j->fn(j->arg);
+    ws__record_free(pool, ws__tls_worker, j);
+    ws__pool_release(pool, 1);
 }
 
 int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
@@ -102,12 +117,12 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
         ws__contract_violation("ws_submit", "NULL pool or function");
     if (flags & ~WS_HIGH_PRIORITY)
         return EINVAL;
-    ws__task *t = job_new(pool, fn, arg, flags, WS_KIND_DETACHED, pool);
-    if (t == NULL)
+    ws__job *j = job_new(pool, fn, arg, flags, WS_KIND_DETACHED, pool);
+    if (j == NULL)
         return ENOMEM;
-    int err = submit_job(pool, t, false);
+    int err = submit_job(pool, &j->task, false);
     if (err != 0)
-        ws__record_free(pool, t);
+        ws__record_free(pool, ws__tls_worker, j);
     return err;
 }
 
@@ -126,7 +141,7 @@ void ws_group_init(ws_group *group, ws_pool *pool)
 {
     if (group == NULL)
         ws__contract_violation("ws_group_init", "NULL group");
-    group_init((ws__group *)group, pool != NULL ? pool : ws_default_pool(), current_group);
+    group_init((ws__group *)group, pool != NULL ? pool : ws_default_pool(), ws__current_group);
 }
 
 void ws_group_init_nested(ws_group *group, ws_group *parent)
@@ -158,17 +173,17 @@ int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void
     ws__group *g = (ws__group *)group;
     if (chain_cancelled(g))
         return ECANCELED;
-    ws__task *t = job_new(g->pool, fn, arg, flags, WS_KIND_GROUP, g);
-    if (t == NULL)
+    ws__job *j = job_new(g->pool, fn, arg, flags, WS_KIND_GROUP, g);
+    if (j == NULL)
         return ENOMEM;
-    t->on_cancel = on_cancel;
+    j->on_cancel = on_cancel;
     /* relaxed: the job's publication (a release push or link) orders this increment before
      * the job's completion can decrement it. */
     ws_fetch_add_relaxed(&g->pending, 1);
-    int err = submit_job(g->pool, t, true);
+    int err = submit_job(g->pool, &j->task, true);
     if (err != 0) {
         ws_fetch_sub_relaxed(&g->pending, 1); /* relaxed: never published */
-        ws__record_free(g->pool, t);
+        ws__record_free(g->pool, ws__tls_worker, j);
     }
     return err;
 }
@@ -178,36 +193,14 @@ int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
     return ws_group_submit_cancellable(group, fn, NULL, arg, flags);
 }
 
-ws__group_scope ws__group_enter(ws__task *t, uint32_t kind)
+/* Group job j finished (ran or skipped): frees its record and counts the group (and the pool)
+ * down. */
+static void group_job_done(ws__job *j)
 {
-    ws__group_scope scope = {current_group, true};
-    if (kind != WS_KIND_GROUP) {
-        current_group = NULL; /* a stolen fork-join child or a root: in no group */
-        return scope;
-    }
-    ws__group *g = t->owner;
-    current_group = g;
-    if (WS_UNLIKELY(chain_cancelled(g))) {
-        scope.run = false;
-        /* relaxed: published to waiters by the release decrement in ws__group_job_done. */
-        ws_fetch_add_relaxed(&g->skipped, 1);
-        if (t->on_cancel != NULL)
-            t->on_cancel(t->arg);
-    }
-    return scope;
-}
-
-void ws__group_leave(ws__group_scope scope)
-{
-    current_group = scope.outer;
-}
-
-void ws__group_job_done(ws__task *t)
-{
-    ws__group *g = t->owner;
+    ws__group *g = j->task.owner;
     ws_pool *pool = g->pool;
-    bool admitted = (t->flags & JOB_ADMITTED) != 0;
-    ws__record_free(pool, t);
+    bool admitted = (j->task.flags & JOB_ADMITTED) != 0;
+    ws__record_free(pool, ws__tls_worker, j);
     /* acq_rel: the release half publishes the job's effects to ws_group_wait's acquire load
      * (the acquire half orders the decrements of concurrent jobs); after the last decrement
      * the group may be gone: only its address is used below. */
@@ -215,6 +208,27 @@ void ws__group_job_done(ws__task *t)
         ws__futex_wake(&g->pending, -1);
     if (admitted)
         ws__pool_release(pool, 1);
+}
+
+/* The runner of a group job (its task's fn): runs it as the thread's current group's job, which
+ * groups made meanwhile are nested in, or, if a group up its chain is cancelled, counts it
+ * skipped and runs its on_cancel instead; then finishes it. */
+static void group_job_run(void *job)
+{
+    ws__job *j = job;
+    ws__group *g = j->task.owner;
+    ws__group *outer = ws__current_group;
+    ws__current_group = g;
+    if (WS_LIKELY(!chain_cancelled(g))) {
+        j->fn(j->arg);
+    } else {
+        /* relaxed: published to waiters by the release decrement in group_job_done. */
+        ws_fetch_add_relaxed(&g->skipped, 1);
+        if (j->on_cancel != NULL)
+            j->on_cancel(j->arg);
+    }
+    ws__current_group = outer;
+    group_job_done(j);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -255,7 +269,7 @@ static void wait_pending(ws__group *g, ws__worker *w)
 {
     ws__wait wait = {.backoff = ws__backoff_start(w)};
     for (;;) {
-        /* acquire: pairs with the release decrement in ws__group_job_done. */
+        /* acquire: pairs with the release decrement in group_job_done. */
         uint32_t n = ws_load_acquire(&g->pending);
         if (n == 0)
             break;

@@ -101,16 +101,6 @@ ws__backoff ws__backoff_start(const ws__worker *w)
     return b;
 }
 
-/* Counts a wake-up sent, on the calling worker's counters or the pool's for outside threads. */
-static void count_wakeup(ws_pool *pool)
-{
-    ws__worker *w = ws__tls_worker;
-    if (w != NULL && w->pool == pool)
-        ws__count(w, wakeups, 1);
-    else
-        ws_fetch_add_relaxed(&pool->idle.outside_wakeups, 1); /* relaxed: a statistic */
-}
-
 void ws__idle_wake(ws_pool *pool, uint64_t s)
 {
     ws__idle *idle = &pool->idle;
@@ -118,7 +108,6 @@ void ws__idle_wake(ws_pool *pool, uint64_t s)
         return;
     /* release: a sleeper that reads the new epoch (acquire, in wait_for_token) sees the claim. */
     ws_fetch_add_release(&idle->epoch, 1);
-    count_wakeup(pool);
     ws__futex_wake(&idle->epoch, 1);
 }
 
@@ -226,17 +215,24 @@ static void wait_for_token(ws__worker *w)
         ws__trace_park(w, start, ws__now_ns());
 }
 
+/* Sleeper w becomes a searcher again; a token it takes is a wake-up it received. */
+static void sleep_end(ws__worker *w)
+{
+    if (ws__idle_sleep_end(&w->pool->idle.state))
+        ws__count(w, wakeups, 1);
+}
+
 /* Searcher w parks until woken. Returns a task found by the last look before sleeping (w is
  * then no longer a searcher), or NULL after waking up (w is a searcher again). */
-static ws__task *park(ws__worker *w, const char **what)
+static ws__task *park(ws__worker *w, ws__look_fn look, const char **what)
 {
     ws_pool *pool = w->pool;
     ws__idle *idle = &pool->idle;
     ws__idle_sleep_begin(&idle->state);
     bool more = false;
-    ws__task *t = ws__find_elsewhere(w, &more, what);
+    ws__task *t = look(w, &more, what);
     if (t != NULL) {
-        ws__idle_sleep_end(&idle->state);
+        sleep_end(w);
         leave_search_busy(pool);
         return t;
     }
@@ -252,11 +248,11 @@ static ws__task *park(ws__worker *w, const char **what)
         ws__records_trim(pool);     /* the pool is idle: give back a burst's records */
         wait_for_token(w);
     }
-    ws__idle_sleep_end(&idle->state);
+    sleep_end(w);
     return NULL;
 }
 
-ws__task *ws__idle_find_work(ws__worker *w, const char **what)
+ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
 {
     ws_pool *pool = w->pool;
     ws__backoff b = {0};
@@ -265,7 +261,7 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
     ws__idle_search_begin(&pool->idle.state);
     for (;;) {
         bool more = false;
-        ws__task *t = ws__find_elsewhere(w, &more, what);
+        ws__task *t = look(w, &more, what);
         if (t != NULL) {
             leave_search_busy(pool);
             return t;
@@ -274,11 +270,11 @@ ws__task *ws__idle_find_work(ws__worker *w, const char **what)
             break;
         /* A spare with no more blocked worker to stand in for retires as soon as it finds
          * nothing to do, rather than stay on as an extra thief (spare.c). */
-        if (w->spare && ws__spare_should_retire(w))
+        if (w->should_leave != NULL && w->should_leave(w))
             break;
         if (!ws__backoff_step(&b))
             continue;
-        t = park(w, what);
+        t = park(w, look, what);
         if (t != NULL)
             return t;
         b.round = 0;

@@ -109,15 +109,16 @@ static inline bool ws__idle_token_owed(_Atomic uint64_t *word)
  * exits) becomes a searcher again: it takes an owed token if there is one (the waker already
  * counted it as a searcher), else it removes itself from the unclaimed sleepers. One of the two
  * is always possible, since it is counted in one of them. acq_rel: acquires the claim's work,
- * and the next step of the protocol (search_end or sleep_begin) is ordered after it. */
-static inline void ws__idle_sleep_end(_Atomic uint64_t *word)
+ * and the next step of the protocol (search_end or sleep_begin) is ordered after it. True if it
+ * took a token (it was woken: the statistics count the wake-up here). */
+static inline bool ws__idle_sleep_end(_Atomic uint64_t *word)
 {
     uint64_t s = ws_load_relaxed(word); /* relaxed: the CAS below checks it */
     for (;;) {
-        uint64_t next =
-            ws__idle_tokens(s) != 0 ? s - WS_IDLE_TOKEN : s - WS_IDLE_SLEEPER + WS_IDLE_SEARCHER;
+        bool token = ws__idle_tokens(s) != 0;
+        uint64_t next = token ? s - WS_IDLE_TOKEN : s - WS_IDLE_SLEEPER + WS_IDLE_SEARCHER;
         if (ws_cas_acq_rel(word, &s, next))
-            return;
+            return token;
     }
 }
 

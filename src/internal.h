@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 typedef struct ws__injector ws__injector;
-struct ws__worker;
+typedef struct ws__worker ws__worker;
 
 /* ---- the deque a worker uses ------------------------------------------------------------- */
 /* The product uses the split deque (deque.h; docs/deque.md says why not Chase-Lev). A
@@ -80,7 +80,7 @@ WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
 WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
 WS_SAME_FIELD_(ws_sdeque, open_spawns, struct ws__fast, open_spawns);
 
-/* ---- tasks (join.c) ---------------------------------------------------------------------- */
+/* ---- tasks and jobs ---------------------------------------------------------------------- */
 
 /* Task states. The state word holds: the task's kind (WS_KIND_*, shifted by WS_TASK_KIND_SHIFT;
  * 0 for the common waited task, so a join initialises the word with one store); PENDING (0)
@@ -111,15 +111,50 @@ enum {
 typedef struct ws__task {
     ws_fn fn;
     void *arg;
-    _Atomic uint32_t state; /* see above; taker and completer write, waiter reads */
-    uint32_t flags;         /* submission flags (WS_HIGH_PRIORITY), spawn flags */
-    union {
-        struct ws__task *prev_spawn; /* spawning thread only: the ws_spawn stack */
-        ws_fn on_cancel;             /* group jobs: runs instead of fn if cancelled (group.c) */
-    };
+    _Atomic uint32_t state;        /* see above; taker and completer write, waiter reads */
+    uint32_t flags;                /* submission flags (WS_HIGH_PRIORITY), spawn flags */
+    struct ws__task *prev_spawn;   /* spawning thread only: the ws_spawn stack (join.c) */
     struct ws__task *_Atomic next; /* injector link: producers and the consumer (injector.c) */
     void *owner;                   /* the group (WS_KIND_GROUP) or pool (DETACHED) */
 } ws__task;
+
+/* A job (ws_submit, ws_group_submit): a heap record (records.c) whose task runs the job's
+ * runner (group.c: task.fn, with the job as task.arg), which runs fn(arg) (or on_cancel(arg), in
+ * a cancelled group), then finishes the job and frees the record. Whoever takes a job runs it
+ * like any task and touches it no more. */
+typedef struct ws__job {
+    ws__task task;
+    ws_fn fn;
+    void *arg;
+    ws_fn on_cancel; /* group jobs: runs instead of fn if cancelled; may be NULL */
+} ws__job;
+
+/* A cleanup that runs only while an exception unwinds the frame (C++, or C with -fexceptions:
+ * the library is built with it; docs/api.md, "Exceptions"). On the normal path the guard is
+ * disarmed before its scope ends and the compiler drops the call. */
+#if defined(__GNUC__)
+#define WS_UNWIND_GUARD(fn) __attribute__((cleanup(fn)))
+#else
+#define WS_UNWIND_GUARD(fn)
+#endif
+
+/* A task's kind (WS_KIND_*), written before it was published. */
+static inline uint32_t ws__task_kind(ws__task *t)
+{
+    /* relaxed: the kind bits were written before the task was published, and nobody changes
+     * them until it is finished. */
+    return ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
+}
+
+/* A new task record for fn(arg), pending, waited for (WS_KIND_WAITED). */
+static inline void ws__task_init(ws__task *t, ws_fn fn, void *arg)
+{
+    t->fn = fn;
+    t->arg = arg;
+    /* relaxed: the record is published by the push's release store of bottom (or the
+     * injector's release link), which orders these stores before any reader. */
+    ws_store_relaxed(&t->state, WS_TASK_PENDING | WS_KIND_WAITED << WS_TASK_KIND_SHIFT);
+}
 
 _Static_assert(sizeof(ws__task) <= sizeof(ws_task), "ws_task must hold a task record");
 _Static_assert(sizeof(ws__task) == sizeof(struct ws__join_rec), "the inline join's record");
@@ -128,13 +163,6 @@ WS_SAME_FIELD_(ws__task, arg, struct ws__join_rec, arg);
 WS_SAME_FIELD_(ws__task, state, struct ws__join_rec, state);
 WS_SAME_FIELD_(ws__task, flags, struct ws__join_rec, flags);
 _Static_assert(alignof(ws__task) <= alignof(ws_task), "ws_task must align a task record");
-
-/* Any thread. Runs t->fn on worker w (w may be NULL for tests) as a task taken from elsewhere
- * (a steal or an injector), then completes it according to its kind. */
-void ws__task_run_taken(struct ws__worker *w, ws__task *t, const char *what);
-/* Any thread; may block (spin, yield, then park). Returns when t is DONE. On a worker it helps
- * by leapfrogging: it steals only from the worker that took t. */
-void ws__task_wait(struct ws__worker *w, ws__task *t);
 
 /* ---- work and span (profile.c) --------------------------------------------------------- */
 
@@ -146,6 +174,7 @@ typedef struct ws__prof_slot {
      * start_ns. */
     uint64_t steal_ns, start_ns;
     uint64_t spawn_span, spawn_bspan; /* ws_spawn: the parent's span at the spawn point */
+    uint64_t strands;                 /* the strands measured in the child */
 } ws__prof_slot;
 
 /* All on the calling thread's current frame; no-ops when it has none (not profiling). */
@@ -160,6 +189,9 @@ void ws__prof_run_unmeasured(ws_fn fn, void *arg);
 void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_stolen);
 void ws__prof_spawn_mark(ws__prof_slot *slot);
 void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen);
+/* Calibrates the strand clock once per process; returns the instrumentation's own time per
+ * strand, ns. */
+double ws__prof_calibrate(void);
 /* Worker w is about to try a steal: note the time if the pool is being profiled. */
 static inline void ws__prof_note_steal(struct ws__worker *w);
 /* A stolen child's slot: the time the thief began the successful steal, and now, when it
@@ -175,7 +207,6 @@ typedef struct ws__counters {
 #define WS_COUNTER_FIELD_(name, kind, doc) _Atomic uint64_t name;
     WS_STATS_FIELDS(WS_COUNTER_FIELD_)
 #undef WS_COUNTER_FIELD_
-    _Atomic uint64_t strands; /* strands measured while profiling (profile.c) */
 } ws__counters;
 
 /* The calling worker adds to its own counter: relaxed, single writer (see atomics.h). */
@@ -261,10 +292,11 @@ typedef struct ws__record_stack {
     _Atomic uint32_t taking;                        /* 1 while a thread pops or trims */
 } ws__record_stack;
 
-/* Any thread: a record for a job submitted to pool, or NULL (out of memory). */
-ws__task *ws__record_new(ws_pool *pool);
-/* Any thread: t, a finished job of pool, is no longer needed. */
-void ws__record_free(ws_pool *pool, ws__task *t);
+/* Any thread (self: the calling thread's worker, or NULL): a record for a job submitted to pool,
+ * or NULL (out of memory). */
+ws__job *ws__record_new(ws_pool *pool, ws__worker *self);
+/* Any thread (self as above): t, a finished job of pool, is no longer needed. */
+void ws__record_free(ws_pool *pool, ws__worker *self, ws__job *j);
 /* A worker about to park (the pool is idle): frees the stack's chains beyond
  * WS_RECORD_KEEP_CHAINS. */
 void ws__records_trim(ws_pool *pool);
@@ -297,7 +329,10 @@ typedef struct ws__worker {
     uint16_t level_end[WS_LEVELS];
     bool started; /* the thread was created (pool.c at creation, spare.c under spare_lock) */
     bool joined;  /* the thread was joined (pool.c, teardown only) */
-    bool spare;   /* a spare worker for blocked tasks (group.c) */
+    bool spare;   /* a spare worker for blocked tasks (spare.c) */
+    /* When the worker loop leaves: NULL for the P workers (at exit); a spare's retirement test
+     * (spare.c), checked between tasks and whenever a search for work comes back empty. */
+    bool (*should_leave)(ws__worker *w);
     /* Spares only: 1 while the spare works, 0 while retired. Written under pool->spare_lock,
      * read by the spare's thread, which futex-waits on it. */
     _Atomic uint32_t spare_state;
@@ -306,7 +341,7 @@ typedef struct ws__worker {
     alignas(WS_CACHE_LINE) ws__counters counters;
 } ws__worker;
 
-/* join.c: worker w recomputes its deque's depth cap after max_depth, profiling or tracing
+/* Worker w recomputes its deque's depth cap after max_depth, profiling or tracing
  * changed: pushes leave the fast path at a new maximum depth (for the statistic), and always
  * while the pool is profiled or traced (ws_pool_profile's thread closes the fast path with
  * ws__wdeque_force_slow; the slow push then calls this). */
@@ -332,8 +367,26 @@ static inline struct ws__fast *ws__worker_fast(ws__worker *w)
 #endif
 }
 
-/* The worker thread's body (pool.c starts it). */
+/* The worker thread's body (pool.c and spare.c start it). */
 void *ws__worker_main(void *worker);
+/* Any thread: a new worker record for slot id (spares: spare.c, on first need); NULL if out of
+ * memory. */
+ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare);
+/* Any thread, while creating w's pool or starting a spare: starts w's thread on fn, pinned
+ * where the pool places it, and names it "ws<pool serial>:w<id>" or "ws<serial>:spare<id>". */
+int ws__worker_start(ws__worker *w, void *(*fn)(void *));
+/* Worker w (NULL in tests) runs t, a task taken from elsewhere (a steal, an injector, a
+ * leapfrog, a group job popped by a wait), outside any group, then finishes it: a waited task
+ * becomes DONE (its waiter may then return); a job's runner finishes the job itself. */
+void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what);
+/* Worker w (NULL in tests) runs t's function inline, measured and traced as the pool asks; t
+ * stays the caller's to finish. */
+void ws__run_child(ws__worker *w, ws__task *t, const char *what);
+/* Worker w runs fn(arg) as a traced task (the pool is traced). */
+void ws__run_traced(ws__worker *w, const char *what, ws_fn fn, void *arg);
+/* The group of the job this thread runs (set by a group job's runner, group.c); every task taken
+ * from elsewhere starts in none (ws__task_run_taken). */
+extern _Thread_local struct ws__group *ws__current_group WS_TLS_FAST;
 /* Worker w: one attempt at finding a task anywhere but its own deque (high-priority queue,
  * injector, then one round of steals from random victims). NULL if none was found. Sets
  * *more_work when the place it took from still seems to hold work, and *what to "injected" or
@@ -357,7 +410,6 @@ typedef struct ws__idle {
     alignas(WS_CACHE_LINE) _Atomic uint64_t state;
     /* Event counter sleepers wait on (a futex): bumped after every claim and at exit. */
     alignas(WS_CACHE_LINE) _Atomic uint32_t epoch;
-    _Atomic uint64_t outside_wakeups; /* wake-ups sent by threads that are not workers */
 } ws__idle;
 
 /* Any thread, after publishing work with a plain store (a push onto an empty deque): wakes
@@ -382,10 +434,13 @@ static inline uint32_t ws__idle_parked(ws_pool *pool);
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value);
 /* Any thread: wakes every parked worker (shutdown, spare management). */
 void ws__idle_wake_all(ws_pool *pool);
-/* Worker w, with nothing to do: spins, yields, then parks until work appears. Returns a task
- * (and its source in *what, as ws__find_elsewhere), or NULL when the pool is stopping and no work
- * is left. */
-ws__task *ws__idle_find_work(ws__worker *w, const char **what);
+/* Where an idle worker looks for work (worker.c: ws__find_elsewhere): a task, its source in
+ * *what, and in *more_work whether that place seems to hold more; NULL if none was found. */
+typedef ws__task *(*ws__look_fn)(ws__worker *w, bool *more_work, const char **what);
+/* Worker w, with nothing to do: looks for work with `look` while it spins, yields, then parks
+ * until work appears. Returns a task (and its source in *what), or NULL when the pool is
+ * stopping and no work is left, or when w->should_leave says so. */
+ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what);
 /* The waiting ladder shared by every wait (idle workers, joins, group waits, external callers):
  * each failed look calls ws__backoff_step, which pauses, then yields, and finally says "park". */
 typedef struct ws__backoff {
@@ -397,7 +452,7 @@ bool ws__backoff_step(ws__backoff *b);
  * and starts by yielding). */
 ws__backoff ws__backoff_start(const ws__worker *w);
 
-/* ---- waiting for tasks and groups (worker.c) -------------------------------------------- */
+/* ---- waiting for tasks and groups (wait.c) ---------------------------------------------- */
 
 /* A wait for a task (join.c) or a group (group.c). Waits run only the work they wait for;
  * a wait that cannot go on, or that leaves queued external work to others, counts as blocked
@@ -411,6 +466,9 @@ typedef struct ws__wait {
 bool ws__wait_step(ws__worker *w, ws__wait *s, bool progressed);
 /* The wait is over (w as in ws__wait_step). */
 void ws__wait_end(ws__worker *w, ws__wait *s);
+/* Any thread (w: its worker, or NULL); may block (spin, yield, then park). Returns when t is
+ * DONE. On a worker it helps by leapfrogging: it steals only from the worker that took t. */
+void ws__task_wait(ws__worker *w, ws__task *t);
 
 /* ---- tracing (trace.c) ------------------------------------------------------------------ */
 /* WS_TRACE=FILE: every pool records task runs, steals and parks in a ring buffer per worker
@@ -561,16 +619,8 @@ int ws__pool_admit(ws_pool *pool, uint32_t refs);
 void ws__pool_release(ws_pool *pool, uint32_t refs);
 /* Any thread holding a reference: queues an external task and wakes a worker. */
 void ws__pool_inject(ws_pool *pool, ws__task *t);
-/* Any thread, while creating w's pool or starting a spare: starts w's thread on fn, pinned
- * where the pool places it, and names it "ws<pool serial>:w<id>" or "ws<serial>:spare<id>". */
-int ws__worker_start(ws__worker *w, void *(*fn)(void *));
-/* Any thread: a new worker record for slot id (spares: spare.c, on first need); NULL if out of
- * memory. */
-ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare);
 /* False for a pool inherited through fork(): its threads exist only in the parent. */
 bool ws__pool_alive(const ws_pool *pool);
-/* Aborts with the contract message of `function` if pool is NULL. */
-void ws__pool_check(const ws_pool *pool, const char *function);
 /* The default pool for fork-join and loops called from outside a worker, made on first use;
  * NULL once the process is exiting (its default pool destroyed): the caller runs inline. */
 ws_pool *ws__default_pool_if_live(void);
@@ -585,25 +635,15 @@ static inline bool ws__pool_finished(ws_pool *pool)
     return ws_load_seq_cst(&pool->exit) != 0 && ws_load_seq_cst(&pool->blocked) == 0;
 }
 
-/* ---- groups, jobs and blocking (group.c) ------------------------------------------------- */
-
-/* A group job finished: frees its record and counts the group (and the pool) down. */
-void ws__group_job_done(ws__task *t);
-/* Any thread, about to run a taken task t of the given kind (WS_KIND_*): makes t's group (for a
- * group job; none for other tasks) the calling thread's current group, which groups made while t
- * runs are nested in. A group job of a cancelled group is skipped: counted, and its on_cancel
- * called instead. The caller runs t only if .run, then passes the result to ws__group_leave. */
-typedef struct ws__group_scope {
-    struct ws__group *outer; /* the thread's current group before */
-    bool run;
-} ws__group_scope;
-ws__group_scope ws__group_enter(ws__task *t, uint32_t kind);
-void ws__group_leave(ws__group_scope scope);
+/* Any thread: does either injector seem to hold work (two or four loads)? */
+static inline bool ws__external_work_left(ws_pool *pool)
+{
+    return ws__injector_maybe_nonempty(&pool->urgent) ||
+           ws__injector_maybe_nonempty(&pool->injector);
+}
 
 /* ---- blocked tasks and spare workers (spare.c) ------------------------------------------- */
 
-/* Spare w, between tasks: true if it must retire now (more spares awake than blocked tasks). */
-bool ws__spare_should_retire(ws__worker *w);
 /* Worker w is blocked (a task between ws_block_begin and ws_block_end, or a wait that cannot
  * run the work the pool has): wakes or starts a spare to keep P workers running. May block
  * briefly on spare_lock. */
@@ -615,5 +655,7 @@ void ws__blocked_leave(ws__worker *w);
 
 /* Reports an API contract violation on stderr, naming the function, and aborts. */
 _Noreturn void ws__contract_violation(const char *function, const char *what);
+/* Aborts with the contract message of `function` if pool is NULL. */
+void ws__pool_check(const ws_pool *pool, const char *function);
 
 #endif /* WS_INTERNAL_H */

@@ -1,27 +1,12 @@
-/* join.c: fork-join (ws_join, ws_spawn/ws_sync), running taken tasks, and waiting for them.
+/* join.c: fork-join (ws_join, ws_spawn/ws_sync).
  *
  * A fork pushes the child's task record, which lives in the forking function's stack frame, on
  * the worker's own deque: no allocation per spawn. The parent goes on; at the join it pops the
  * newest item of its deque. If that is the child, nobody stole it and the parent runs it inline
  * (the fast path: a push, a pop and one counter update). Otherwise the pop finds the deque
- * empty, because a thief took the child, and with it everything older.
- *
- * Waiting for a stolen child (ws__task_wait). The joiner cannot leave its frame, so it helps
- * while it waits, but only by leapfrogging: it steals from the worker that took its child
- * (Wagner and Calder, "Leapfrogging: a portable technique for implementing efficient
- * futures", 1993; Lace does the same). Everything in the thief's deque descends from the stolen
- * child, so what the joiner runs is work its own join waits for, and its stack grows at most by
- * the depth of the child's subtree: the stack stays bounded by the serial program's depth, which
- * is what the space bound S_P <= P * S_1 needs. Stealing arbitrary work here could pile
- * unrelated frames on top of the waiting one without limit. When there is nothing to leapfrog,
- * the joiner spins, yields, and finally parks on the task's state word; the thief wakes it when
- * the child completes. A join wait never runs external work: a parked joiner, or one that sees
- * external work queued on a fairness turn, counts as blocked, and a spare runs that work on its
- * own stack (worker.c, spare.c). docs/scheduler.md discusses the choice.
- *
- * Task completion. The runner of a taken task publishes DONE with a release exchange; the old
- * value tells it whether a waiter parked (WS_TASK_WAITER) and needs a futex wake. The waiter
- * reads DONE with acquire, so everything the child did is visible after the join.
+ * empty, because a thief took the child, and with it everything older; the joiner then waits
+ * for the thief while leapfrogging (wait.c). A fork from a thread that is no worker runs on the
+ * default pool (pool.c).
  */
 #include "internal.h"
 
@@ -31,8 +16,8 @@
 /* The innermost unsynced ws_spawn of this thread that is not in its worker's deque (injected
  * from outside a worker, or profiled): the spawn stack that ws_sync checks. Spawns pushed on a
  * worker's deque are checked by the deque's own order instead (a sync pops its task, and
- * pop_past_jobs catches a newer unsynced one) and counted in the deque's open_spawns, which
- * ws__task_run_taken checks as it checks this stack. */
+ * pop_past_jobs catches a newer unsynced one). Every spawn on a worker, profiled or not, counts
+ * in the deque's open_spawns until its sync, which ws__task_run_taken checks. */
 static _Thread_local ws__task *spawn_top WS_TLS_FAST;
 
 /* Flags of a spawned task record (next to WS_HIGH_PRIORITY). */
@@ -50,14 +35,12 @@ enum {
 
 /* C++ callers may throw through ws_join; the library is built with -fexceptions, so these
  * cleanups run while such an exception unwinds our frames (docs/api.md, "Exceptions").
- *  - While a() runs, the child b is on the deque, its record in this frame. If a() throws, the
- *    cleanup takes the child back before the frame goes: popped, it is dropped unrun (as in the
- *    serial program, where b would not run after a threw); stolen, it is waited for. Nothing is
- *    left on the deque, and the exception goes on to the caller.
- *  - An exception escaping a task that a worker took from elsewhere has nowhere to go (the
- *    thread that submitted it is not on this stack): the process aborts with one line.
- * On the normal path each guard is disarmed before its scope ends and the compiler drops the
- * cleanup call: the fast path pays nothing (bench/join-instructions.sh). */
+ * While a() runs, the child b is on the deque, its record in this frame. If a() throws, the
+ * cleanup takes the child back before the frame goes: popped, it is dropped unrun (as in the
+ * serial program, where b would not run after a threw); stolen, it is waited for. Nothing is
+ * left on the deque, and the exception goes on to the caller. (An exception that escapes a task
+ * a worker took from elsewhere aborts: worker.c.) The fast path pays nothing for the guard
+ * (WS_UNWIND_GUARD; bench/join-instructions.sh). */
 typedef struct unwind_guard {
     ws__task *task; /* NULL: disarmed */
 } unwind_guard;
@@ -70,24 +53,6 @@ static inline void join_unwind(unwind_guard *g)
         join_abandon(g->task);
 }
 
-static WS_COLD void task_escaped(void)
-{
-    ws__contract_violation("a task run by a worker",
-                           "an exception escaped it (catch exceptions inside tasks)");
-}
-
-static inline void task_unwind(unwind_guard *g)
-{
-    if (WS_UNLIKELY(g->task != NULL))
-        task_escaped();
-}
-
-#if defined(__GNUC__)
-#define WS_UNWIND_GUARD(fn) __attribute__((cleanup(fn)))
-#else
-#define WS_UNWIND_GUARD(fn)
-#endif
-
 /* Runs `call` with child t on the deque, taking t back if `call` throws. */
 #define JOIN_GUARDED(t, call)                                          \
     do {                                                               \
@@ -96,150 +61,9 @@ static inline void task_unwind(unwind_guard *g)
         join_guard_.task = NULL;                                       \
     } while (0)
 
-static inline void task_init(ws__task *t, ws_fn fn, void *arg)
-{
-    t->fn = fn;
-    t->arg = arg;
-    /* relaxed: the record is published by the push's release store of bottom (or the
-     * injector's release link), which orders these stores before any reader. */
-    ws_store_relaxed(&t->state, WS_TASK_PENDING | WS_KIND_WAITED << WS_TASK_KIND_SHIFT);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Running and waiting                                                                       */
-/* ---------------------------------------------------------------------------------------- */
-
-static void complete(ws__task *t)
-{
-    /* relaxed: the kind bits were written before the task was published, and the taker is the
-     * only thread that changes the word other than WAITER bits. */
-    uint32_t kind = ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
-    if (kind == WS_KIND_WAITED) {
-        /* acq_rel: the release half publishes the task's effects to the waiter's acquire load
-         * of state; the acquire half makes the waiter's WAITER flag ours to act on. After this
-         * the record may be gone (the waiter returns): only its address is used below. */
-        uint32_t old = ws_exchange_acq_rel(&t->state, WS_TASK_DONE);
-        if (old & WS_TASK_WAITER)
-            ws__futex_wake(&t->state, -1);
-    } else if (kind == WS_KIND_DETACHED) {
-        ws_pool *pool = t->owner;
-        ws__record_free(pool, t);
-        ws__pool_release(pool, 1);
-    } else {
-        ws__group_job_done(t);
-    }
-}
-
-/* Runs fn(arg) for worker w as a traced task when the pool is traced. */
-static void run_traced(ws__worker *w, const char *what, ws_fn fn, void *arg)
-{
-    uint64_t start = ws__now_ns();
-    fn(arg);
-    ws__trace_task(w, what, fn, start, ws__now_ns());
-}
-
-/* Runs the child function of t inline on w, measured and traced as the pool asks. */
-static void run_child(ws__worker *w, ws__task *t, const char *what)
-{
-    /* relaxed: the PROFILED bit was set before the task was published. */
-    if (WS_UNLIKELY(ws_load_relaxed(&t->state) & WS_TASK_PROFILED)) {
-        if (w != NULL && (strcmp(what, "stolen") == 0 || strcmp(what, "leapfrog") == 0))
-            ws__prof_mark_stolen(w, t->owner);
-        ws__prof_run_child(t->fn, t->arg, t->owner);
-    } else if (WS_UNLIKELY(w != NULL && ws_load_relaxed(&w->profiling) != 0)) {
-        /* relaxed: see ws__worker_update_depth_limit. A task outside the measured DAG (an
-         * external or group job run during a wait) runs without a frame. */
-        ws__prof_run_unmeasured(t->fn, t->arg);
-    } else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL)) {
-        run_traced(w, what, t->fn, t->arg);
-    } else {
-        t->fn(t->arg);
-    }
-}
-
-void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
-{
-    /* relaxed: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
-     * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. Only waited
-     * tasks have joiners; jobs (detached, group) skip the locked instruction. The kind bits
-     * were written before the task was published. */
-    uint32_t kind = ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
-    if (w != NULL && kind == WS_KIND_WAITED)
-        ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
-    ws__task *saved = spawn_top;
-    int64_t open = w != NULL ? w->deque.open_spawns : 0;
-    ws__group_scope scope = ws__group_enter(t, kind); /* cancelled group jobs are skipped */
-    if (scope.run) {
-        unwind_guard guard WS_UNWIND_GUARD(task_unwind) = {t};
-        run_child(w, t, what);
-        guard.task = NULL;
-    }
-    ws__group_leave(scope);
-    if (WS_UNLIKELY(spawn_top != saved || (w != NULL && w->deque.open_spawns != open)))
-        ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
-    complete(t);
-}
-
-/* Joiner w helps by running work from the thief of t; NULL if there is none now. */
-static ws__task *leapfrog(ws__worker *w, ws__task *t)
-{
-    /* relaxed: only a hint about whom to steal from; see ws__task_run_taken. */
-    uint32_t thief = ws_load_relaxed(&t->state) >> WS_TASK_THIEF_SHIFT;
-    if (thief == 0 || thief - 1 == w->id || thief > 0xFFFF)
-        return NULL; /* not marked yet (or DONE/SYNCED, which the caller sees next) */
-    ws_pool *pool = w->pool;
-    /* acquire: a spare's record is made when it is first needed; pairs with the release store
-     * of spares_started in spare.c, after which its slot may be read. */
-    if (thief - 1 >= pool->nworkers + ws_load_acquire(&pool->spares_started))
-        return NULL;
-    ws__task *u = ws__steal_from(w, pool->workers[thief - 1]);
-    if (u != NULL)
-        ws__count(w, leapfrogs, 1);
-    return u;
-}
-
-/* Parks until t is DONE; s is the state last read (not DONE). */
-static void park_on_task(ws__worker *w, ws__task *t, uint32_t s)
-{
-    if (!(s & WS_TASK_WAITER)) {
-        /* acq_rel: announces the waiter to the completer's exchange; failure means the state
-         * moved (DONE), and the caller re-reads it. */
-        if (!ws_cas_acq_rel(&t->state, &s, s | WS_TASK_WAITER))
-            return;
-        s |= WS_TASK_WAITER;
-    }
-    ws__park_word(w, &t->state, s);
-}
-
-void ws__task_wait(ws__worker *w, ws__task *t)
-{
-    ws__wait wait = {.backoff = ws__backoff_start(w)};
-    for (;;) {
-        /* acquire: pairs with the release exchange in complete; the child's writes are visible
-         * once we see DONE. */
-        uint32_t s = ws_load_acquire(&t->state);
-        if (s == WS_TASK_DONE)
-            break;
-        ws__task *u = w != NULL ? leapfrog(w, t) : NULL;
-        if (u != NULL)
-            ws__task_run_taken(w, u, "leapfrog");
-        if (ws__wait_step(w, &wait, u != NULL))
-            park_on_task(w, t, s);
-    }
-    ws__wait_end(w, &wait);
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Pushing and popping on a worker                                                           */
 /* ---------------------------------------------------------------------------------------- */
-
-void ws__worker_update_depth_limit(ws__worker *w)
-{
-    /* relaxed: read only by this worker; ws_pool_profile's thread may store 1 concurrently and
-     * then closes the fast path, which sends this worker back here on its next join. */
-    bool slow = ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
-    ws__wdeque_set_depth_cap(&w->deque, slow || w->max_depth == 0 ? 0 : w->max_depth - 1);
-}
 
 /* The push that the deque's fast path declined: the deque could not grow (false: the caller
  * runs the child inline), it was empty (wake an idle worker), it shared work with a thief that
@@ -313,7 +137,7 @@ static bool join_finish_popped(ws__worker *w, ws__task *t, ws__task *popped, con
     ws__task *p = pop_past_jobs(w, t, popped, function);
     if (p == t) {
         ws__count(w, pops, 1);
-        run_child(w, t, what);
+        ws__run_child(w, t, what);
         return false;
     }
     ws__task_wait(w, t);
@@ -376,12 +200,13 @@ static void join_instrumented(ws__worker *w, ws_fn a, void *a_arg, ws__task *t)
     }
     bool pushed = push_task(w, t);
     JOIN_GUARDED(pushed ? t : NULL, if (profiled) ws__prof_run_child(a, a_arg, &sa);
-                 else if (w->pool->trace != NULL) run_traced(w, "join", a, a_arg); else a(a_arg));
+                 else if (w->pool->trace != NULL) ws__run_traced(w, "join", a, a_arg);
+                 else a(a_arg));
     bool stolen = false;
     if (pushed)
         stolen = join_finish(w, t, "ws_join", "join");
     else
-        run_child(w, t, "join");
+        ws__run_child(w, t, "join");
     if (profiled) {
         ws__prof_join_merge(&sa, &sb, stolen);
         ws__prof_strand_begin();
@@ -392,7 +217,7 @@ static void join_instrumented(ws__worker *w, ws_fn a, void *a_arg, ws__task *t)
 static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn b, void *b_arg)
 {
     ws__task t;
-    task_init(&t, b, b_arg);
+    ws__task_init(&t, b, b_arg);
     /* relaxed: see ws__worker_update_depth_limit. */
     if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL)) {
         join_instrumented(w, a, a_arg, &t);
@@ -429,7 +254,7 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
         return;
     }
     ws__task t;
-    task_init(&t, b, b_arg);
+    ws__task_init(&t, b, b_arg);
     ws__wdeque_push_fitting(&w->deque, &t);
     JOIN_GUARDED(&t, a(a_arg));
     ws__join_finish((struct ws__join_rec *)&t);
@@ -487,7 +312,7 @@ static void spawn_push(ws__worker *w, ws__task *t)
     if (WS_LIKELY(push_task(w, t)))
         return;
     t->flags = (t->flags & ~SPAWN_IN_DEQUE) | SPAWN_RAN;
-    run_child(w, t, "spawn");
+    ws__run_child(w, t, "spawn");
     ws_store_relaxed(&t->state, WS_TASK_DONE); /* relaxed: read by this thread only */
 }
 
@@ -511,6 +336,7 @@ static WS_NOINLINE bool spawn_profiled(ws__worker *w, ws__task *t)
         t->owner = slot;
         spawn_stack_push(t);
         spawn_push(w, t);
+        w->deque.open_spawns++; /* until sync_profiled, as for every spawn on a worker */
     }
     ws__prof_strand_begin();
     return slot != NULL;
@@ -521,7 +347,7 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
     if (WS_UNLIKELY(task == NULL || fn == NULL))
         ws__contract_violation("ws_spawn", "NULL task or function");
     ws__task *t = (ws__task *)task;
-    task_init(t, fn, arg);
+    ws__task_init(t, fn, arg);
     ws__worker *w = ws__tls_worker;
     if (WS_UNLIKELY(w == NULL)) {
         spawn_stack_push(t);
@@ -553,10 +379,12 @@ static WS_COLD void sync_violation(ws__task *t)
 static WS_NOINLINE void sync_profiled(ws__task *t)
 {
     ws__prof_slot *slot = t->owner;
+    ws__worker *w = ws__tls_worker;
     ws__prof_strand_end();
+    w->deque.open_spawns--;
     bool stolen = false;
     if (t->flags & SPAWN_IN_DEQUE)
-        stolen = join_finish(ws__tls_worker, t, "ws_sync", "spawn");
+        stolen = join_finish(w, t, "ws_sync", "spawn");
     ws__prof_sync_merge(slot, stolen);
     ws__free(slot);
     ws__prof_strand_begin();
@@ -628,35 +456,4 @@ void ws_sync(ws_task *task)
     }
     /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
     ws_store_relaxed(&t->state, WS_TASK_SYNCED);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Running a function on a pool from outside                                                 */
-/* ---------------------------------------------------------------------------------------- */
-
-int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
-{
-    if (pool == NULL || fn == NULL)
-        ws__contract_violation("ws_pool_run", "NULL pool or function");
-    ws__worker *w = ws__tls_worker;
-    if (w != NULL && w->pool == pool) {
-        fn(arg);
-        return 0;
-    }
-    /* Our reference keeps the pool alive from the push to our last look at it. */
-    int err = ws__pool_admit(pool, 1);
-    if (err != 0)
-        return err;
-    ws__task t;
-    task_init(&t, fn, arg);
-    t.flags = 0;
-    ws__pool_inject(pool, &t);
-    /* A worker of another pool cannot help here: it blocks, and says so to its own pool. */
-    if (w != NULL)
-        ws__blocked_enter(w);
-    ws__task_wait(NULL, &t);
-    if (w != NULL)
-        ws__blocked_leave(w);
-    ws__pool_release(pool, 1);
-    return 0;
 }

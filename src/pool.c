@@ -1,5 +1,5 @@
 /* pool.c: pools: configuration and environment, creation and destruction, the default pool,
- * and the bookkeeping of external work.
+ * the bookkeeping of external work, and ws_pool_run.
  *
  * Lifecycle. ws_pool_create allocates everything, then starts the P worker threads; if any
  * step fails, what was made is unmade (threads stopped and joined) and the error returned.
@@ -28,10 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum {
-    DEQUE_INITIAL_CAPACITY = 256, /* grows by doubling; 2 KiB per worker to start */
-};
 
 #define DEFAULT_STACK_SIZE ((size_t)8 << 20) /* 8 MiB, like the main thread's usual limit */
 #define MIN_STACK_SIZE     ((size_t)64 << 10)
@@ -149,62 +145,6 @@ static int place_workers(ws_pool *pool, const char *pin)
 /* ---------------------------------------------------------------------------------------- */
 /* Creation and destruction                                                                  */
 /* ---------------------------------------------------------------------------------------- */
-
-/* A worker thread's first steps: it names itself (from inside, so that its name is set before
- * it runs anything), then runs its body. */
-static void *worker_thread(void *arg)
-{
-    ws__worker *w = arg;
-    char name[32];
-    snprintf(name, sizeof name, w->spare ? "ws%u:spare%u" : "ws%u:w%u", w->pool->serial, w->id);
-    ws__thread_set_name(pthread_self(), name);
-    return w->body(w);
-}
-
-int ws__worker_start(ws__worker *w, void *(*fn)(void *))
-{
-    ws_pool *pool = w->pool;
-    const ws__placement *pl = pool->placement;
-    const ws__worker *self = ws__tls_worker;
-    ws__cpuset one = {{0}};
-    const ws__cpuset *cpus = NULL;
-    if (pl != NULL && pl->pinned && w->place != NULL) {
-        ws__cpuset_add(&one, (unsigned)w->place->cpu);
-        cpus = &one;
-    } else if (pl != NULL && pl->pinned) {
-        cpus = &pl->cpus; /* a spare: anywhere the workers may run */
-    } else if (self != NULL && self->place != NULL && self->pool->placement->pinned) {
-        ws__process_cpus(&one); /* not the pinned creator's single CPU */
-        cpus = &one;
-    }
-    w->body = fn;
-    return ws__thread_start_on(&w->thread, pool->stack_size, cpus, worker_thread, w);
-}
-
-ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
-{
-    ws__worker *w = ws__aligned_alloc(WS_CACHE_LINE, sizeof(ws__worker));
-    if (w == NULL)
-        return NULL;
-    /* Thieves may take as many tasks of a blocked owner as there are other threads. */
-    unsigned reserve = pool->nworkers + pool->nspares - 1;
-    if (ws__wdeque_init(&w->deque, DEQUE_INITIAL_CAPACITY, reserve) != 0) {
-        ws__free(w);
-        return NULL;
-    }
-    w->pool = pool;
-    w->id = id;
-    w->spare = spare;
-    /* relaxed: before the thread starts; a spare made while the pool is profiled starts in the
-     * profiled mode like the others (profile.c). */
-    ws_store_relaxed(&w->profiling, ws_load_relaxed(&pool->profiling));
-    ws__worker_update_depth_limit(w);
-    /* Distinct non-zero seeds (xorshift must not start at 0). */
-    w->rng = 0x9E3779B97F4A7C15ull * (id + 1) ^ (uintptr_t)w;
-    if (w->rng == 0)
-        w->rng = 1;
-    return w;
-}
 
 /* Joins the spare threads, until none is left: a spare may start another before it leaves
  * (a task blocked during teardown), so the list is read again under the lock each time. */
@@ -440,27 +380,43 @@ void ws__pool_inject(ws_pool *pool, ws__task *t)
     ws__idle_notify_after_rmw(pool);
 }
 
-static const ws_pool *checked(const ws_pool *pool, const char *function)
+int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
 {
-    if (pool == NULL)
-        ws__contract_violation(function, "NULL pool");
-    return pool;
+    if (pool == NULL || fn == NULL)
+        ws__contract_violation("ws_pool_run", "NULL pool or function");
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == pool) {
+        fn(arg);
+        return 0;
+    }
+    /* Our reference keeps the pool alive from the push to our last look at it. */
+    int err = ws__pool_admit(pool, 1);
+    if (err != 0)
+        return err;
+    ws__task t;
+    ws__task_init(&t, fn, arg);
+    t.flags = 0;
+    ws__pool_inject(pool, &t);
+    /* A worker of another pool cannot help here: it blocks, and says so to its own pool. */
+    if (w != NULL)
+        ws__blocked_enter(w);
+    ws__task_wait(NULL, &t);
+    if (w != NULL)
+        ws__blocked_leave(w);
+    ws__pool_release(pool, 1);
+    return 0;
 }
 
 unsigned ws_pool_workers(const ws_pool *pool)
 {
-    return checked(pool, "ws_pool_workers")->nworkers;
+    ws__pool_check(pool, "ws_pool_workers");
+    return pool->nworkers;
 }
 
 unsigned ws_pool_threads(const ws_pool *pool)
 {
-    pool = checked(pool, "ws_pool_threads");
+    ws__pool_check(pool, "ws_pool_threads");
     return pool->nworkers + pool->nspares;
-}
-
-void ws__pool_check(const ws_pool *pool, const char *function)
-{
-    (void)checked(pool, function);
 }
 
 /* ---------------------------------------------------------------------------------------- */

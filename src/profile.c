@@ -1,4 +1,4 @@
-/* profile.c: work and span measurement (ws_pool_profile).
+/* profile.c: work and span measurement (for ws_pool_profile, profile_pool.c).
  *
  * The measured computation is a series-parallel DAG of strands: pieces of serial code between
  * fork-join events. Each running function instance has a frame (on the C stack, found through a
@@ -55,6 +55,7 @@
 
 typedef struct ws__frame {
     uint64_t work, span, bspan;
+    uint64_t strands;      /* strands measured in this instance, its children's included */
     uint64_t strand_start; /* ws__ticks() at the start of the current strand */
 } ws__frame;
 
@@ -160,9 +161,7 @@ void ws__prof_strand_end(void)
     if (f == NULL)
         return;
     close_strand(f);
-    ws__worker *w = ws__tls_worker;
-    if (w != NULL)
-        ws__count(w, strands, 1);
+    f->strands++;
 }
 
 void ws__prof_strand_begin(void)
@@ -175,7 +174,7 @@ void ws__prof_strand_begin(void)
 void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot)
 {
     ws__frame *parent = cur_frame;
-    ws__frame f = {0, 0, 0, 0};
+    ws__frame f = {0, 0, 0, 0, 0};
     cur_frame = &f;
     ws__prof_strand_begin();
     fn(arg);
@@ -184,6 +183,7 @@ void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot)
     slot->work = f.work;
     slot->span = f.span;
     slot->bspan = f.bspan;
+    slot->strands = f.strands;
 }
 
 void ws__prof_run_unmeasured(ws_fn fn, void *arg)
@@ -209,7 +209,7 @@ static void calibrate(void)
     static uint64_t inside[SAMPLES], cycle[SAMPLES];
     clk.ns_per_tick = ws__ticks_ns_per_tick();
     clk.long_ticks = (uint64_t)(LONG_INTERVAL_NS / clk.ns_per_tick);
-    ws__frame f = {0, 0, 0, 0};
+    ws__frame f = {0, 0, 0, 0, 0};
     for (int i = 0; i < SAMPLES; i++) {
         uint64_t t = ws__ticks();
         open_strand(&f);
@@ -254,6 +254,7 @@ void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_
     if (f == NULL)
         return;
     f->work += a->work + b->work;
+    f->strands += a->strands + b->strands;
     f->span += max_u64(a->span, b->span);
     f->bspan += max_u64(a->bspan, b->bspan + steal_cost(b, b_stolen));
 }
@@ -272,99 +273,13 @@ void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen)
     if (f == NULL)
         return;
     f->work += slot->work;
+    f->strands += slot->strands;
     f->span = max_u64(f->span, slot->spawn_span + slot->span);
     f->bspan = max_u64(f->bspan, slot->spawn_bspan + slot->bspan + steal_cost(slot, stolen));
 }
 
-/* ---------------------------------------------------------------------------------------- */
-/* ws_pool_profile                                                                           */
-/* ---------------------------------------------------------------------------------------- */
-
-/* Opens (on) or closes (off) the fork-join fast path of every worker slot. */
-static void set_slow_mode(ws_pool *pool, bool on)
+double ws__prof_calibrate(void)
 {
-    ws_for_each_worker (pool, w) {
-        /* relaxed: the root's injection (a release) publishes these to the workers that run
-         * the profiled computation; a worker busy with other work may see them late, which
-         * only delays when its own joins become instrumented. */
-        ws_store_relaxed(&w->profiling, on ? 1u : 0u);
-        /* Sends the worker's next join to the general path, which is instrumented while
-         * profiling and, when profiling is off again, recomputes the limit itself. */
-        ws__wdeque_force_slow(&w->deque);
-    }
-}
-
-typedef struct root_ctx {
-    ws_fn fn;
-    void *arg;
-    ws__prof_slot slot;
-} root_ctx;
-
-static void profiled_root(void *p)
-{
-    root_ctx *r = p;
-    ws__prof_run_child(r->fn, r->arg, &r->slot);
-}
-
-/* Strands counted by all workers (an internal counter next to the public ones). */
-static uint64_t total_strands(ws_pool *pool)
-{
-    uint64_t n = 0;
-    ws_for_each_worker (pool, w) {
-        n += ws_load_relaxed(&w->counters.strands); /* relaxed: a statistic */
-    }
-    return n;
-}
-
-int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out)
-{
-    if (pool == NULL || fn == NULL)
-        ws__contract_violation("ws_pool_profile", "NULL pool or function");
-    if (out == NULL)
-        return EINVAL;
-    ws__worker *w = ws__tls_worker;
-    if (w != NULL && w->pool == pool)
-        return EINVAL; /* a task of the pool cannot stop the pool to measure it */
-    uint32_t idle = 0;
-    /* acq_rel: one profile at a time per pool. */
-    if (!ws_cas_acq_rel(&pool->profiling, &idle, 1u))
-        return EBUSY;
-    ws_stats before, after;
     pthread_once(&clk_once, calibrate);
-    ws_pool_stats(pool, &before);
-    uint64_t strands_before = total_strands(pool);
-    set_slow_mode(pool, true);
-    root_ctx r = {fn, arg, {0}};
-    uint64_t t0 = ws__now_ns();
-    int err = ws_pool_run(pool, profiled_root, &r);
-    uint64_t t1 = ws__now_ns();
-    set_slow_mode(pool, false);
-    ws_pool_stats(pool, &after);
-    ws_store_release(&pool->profiling, 0u); /* release: pairs with the CAS above */
-    if (err != 0)
-        return err;
-    memset(out, 0, sizeof *out);
-    out->work_s = (double)r.slot.work * 1e-9;
-    out->span_s = (double)r.slot.span * 1e-9;
-    out->burdened_span_s = (double)r.slot.bspan * 1e-9;
-    out->parallelism = r.slot.span > 0 ? (double)r.slot.work / (double)r.slot.span : 1.0;
-    out->elapsed_s = (double)(t1 - t0) * 1e-9;
-    out->steals = after.steals - before.steals;
-    out->strands = total_strands(pool) - strands_before;
-    out->overhead_per_strand_s = clk.overhead_ns * 1e-9;
-    return 0;
-}
-
-double ws_profile_speedup_bound(const ws_profile *p, unsigned workers)
-{
-    double bound = p->parallelism;
-    return (double)workers < bound ? (double)workers : bound;
-}
-
-double ws_profile_burdened_speedup(const ws_profile *p, unsigned workers)
-{
-    if (p->work_s <= 0 || workers == 0)
-        return 1.0;
-    double t = p->work_s / workers + p->burdened_span_s;
-    return p->work_s / t;
+    return clk.overhead_ns;
 }

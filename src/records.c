@@ -178,34 +178,34 @@ static bool outside_cache_registered(void)
 static ws__task *record_new_slow(ws_pool *pool, ws__record_cache *c)
 {
     if (c == &outside_cache && !outside_cache_registered())
-        return ws__malloc(sizeof(ws__task));
+        return ws__malloc(sizeof(ws__job));
     ws__task *chain = stack_pop(pool);
     if (chain == NULL)
-        return ws__malloc(sizeof(ws__task));
+        return ws__malloc(sizeof(ws__job));
     c->chain = chain;
     c->count = BATCH; /* every chain of the stack is full */
     return list_take(c);
 }
 
-ws__task *ws__record_new(ws_pool *pool)
+ws__job *ws__record_new(ws_pool *pool, ws__worker *self)
 {
     if (WS_UNLIKELY(ws__test_fail_alloc_pending()))
-        return ws__malloc(sizeof(ws__task));
-    ws__worker *w = ws__tls_worker;
-    ws__record_cache *c = w != NULL && w->pool == pool ? &w->records : &outside_cache;
+        return ws__malloc(sizeof(ws__job));
+    ws__record_cache *c = self != NULL && self->pool == pool ? &self->records : &outside_cache;
+    /* A record's task is its first member: the lists link records through it. */
     if (WS_LIKELY(c->chain != NULL))
-        return list_take(c);
-    return record_new_slow(pool, c);
+        return (ws__job *)list_take(c);
+    return (ws__job *)record_new_slow(pool, c);
 }
 
-void ws__record_free(ws_pool *pool, ws__task *t)
+void ws__record_free(ws_pool *pool, ws__worker *self, ws__job *j)
 {
-    ws__worker *w = ws__tls_worker;
-    if (w == NULL || w->pool != pool) {
-        ws__free(t);
+    ws__task *t = &j->task;
+    if (self == NULL || self->pool != pool) {
+        ws__free(j);
         return;
     }
-    ws__record_cache *c = &w->records;
+    ws__record_cache *c = &self->records;
     if (c->count == BATCH) {
         stack_push(pool, c->chain, c->chain);
         c->chain = NULL;

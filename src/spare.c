@@ -39,7 +39,9 @@ static void *spare_main(void *arg)
     return NULL;
 }
 
-bool ws__spare_should_retire(ws__worker *w)
+/* Spare w, between tasks or after a search that found nothing (its worker loop's should_leave):
+ * true if it must retire now (more spares awake than blocked tasks). */
+static bool spare_should_retire(ws__worker *w)
 {
     ws_pool *pool = w->pool;
     /* relaxed: a heuristic check between tasks; the lock below decides. */
@@ -64,8 +66,11 @@ bool ws__spare_should_retire(ws__worker *w)
 static ws__worker *spare_slot(ws_pool *pool, unsigned i)
 {
     ws__worker **slot = &pool->workers[pool->nworkers + i];
-    if (*slot == NULL)
+    if (*slot == NULL) {
         *slot = ws__worker_new(pool, pool->nworkers + i, true);
+        if (*slot != NULL)
+            (*slot)->should_leave = spare_should_retire;
+    }
     return *slot;
 }
 

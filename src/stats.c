@@ -40,7 +40,6 @@ void ws_pool_stats(ws_pool *pool, ws_stats *out)
         WS_STATS_FIELDS(WS_ADD_FIELD_)
 #undef WS_ADD_FIELD_
     }
-    out->wakeups += ws_load_relaxed(&pool->idle.outside_wakeups); /* relaxed: a statistic */
 }
 
 /* The rows "cpu" and "node": where each placed worker runs (a spare: "-"). */

@@ -1,4 +1,5 @@
-/* worker.c: the worker loop and stealing.
+/* worker.c: workers: making and starting them, the worker loop, stealing, and running the
+ * tasks a worker takes.
  *
  * A worker's next task comes from, in order:
  *   1. the high-priority injector (urgent external work runs before anything else is picked);
@@ -13,8 +14,19 @@
  *      placed on a known topology (WS_PIN, topology.c) try the nearest victims first;
  *   6. the idle ladder of idle.c: spin, yield, park.
  * Inside a task, fork-join (join.c) pushes and pops the worker's own deque without coming here.
+ *
+ * Running a taken task. The taker marks a waited task with its id (the hint a leapfrogging
+ * joiner steals from, wait.c), runs it, and publishes DONE with a release exchange; the old
+ * value tells it whether a waiter parked (WS_TASK_WAITER) and needs a futex wake. The waiter
+ * reads DONE with acquire, so everything the task did is visible after the wait. A job (group.c)
+ * is finished by its own runner, and the taker does not touch it after running it. An exception
+ * that escapes a taken task has nowhere to go (the thread that made the task is not on this
+ * stack): the process aborts with one line (docs/api.md, "Exceptions").
  */
 #include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
 
 const struct ws__fast ws__no_fast_path = {.bottom = 0, .guard = 0, .limit = 0};
 
@@ -23,6 +35,168 @@ _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
  * thread (and in the build on the mutex deque) ws__no_fast_path, so that the inline code needs
  * no test for "not a worker". */
 WS_API __thread struct ws__fast *ws__tls_fast WS_TLS_FAST = (struct ws__fast *)&ws__no_fast_path;
+
+_Thread_local struct ws__group *ws__current_group WS_TLS_FAST;
+
+enum {
+    DEQUE_INITIAL_CAPACITY = 256, /* grows by doubling; 2 KiB per worker to start */
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Making and starting workers                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+void ws__worker_update_depth_limit(ws__worker *w)
+{
+    /* relaxed: read only by this worker; ws_pool_profile's thread may store 1 concurrently and
+     * then closes the fast path, which sends this worker back here on its next join. */
+    bool slow = ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
+    ws__wdeque_set_depth_cap(&w->deque, slow || w->max_depth == 0 ? 0 : w->max_depth - 1);
+}
+
+ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
+{
+    ws__worker *w = ws__aligned_alloc(WS_CACHE_LINE, sizeof(ws__worker));
+    if (w == NULL)
+        return NULL;
+    /* Thieves may take as many tasks of a blocked owner as there are other threads. */
+    unsigned reserve = pool->nworkers + pool->nspares - 1;
+    if (ws__wdeque_init(&w->deque, DEQUE_INITIAL_CAPACITY, reserve) != 0) {
+        ws__free(w);
+        return NULL;
+    }
+    w->pool = pool;
+    w->id = id;
+    w->spare = spare;
+    /* relaxed: before the thread starts; a spare made while the pool is profiled starts in the
+     * profiled mode like the others (profile_pool.c). */
+    ws_store_relaxed(&w->profiling, ws_load_relaxed(&pool->profiling));
+    ws__worker_update_depth_limit(w);
+    /* Distinct non-zero seeds (xorshift must not start at 0). */
+    w->rng = 0x9E3779B97F4A7C15ull * (id + 1) ^ (uintptr_t)w;
+    if (w->rng == 0)
+        w->rng = 1;
+    return w;
+}
+
+/* A worker thread's first steps: it names itself (from inside, so that its name is set before
+ * it runs anything), then runs its body. */
+static void *worker_thread(void *arg)
+{
+    ws__worker *w = arg;
+    char name[32];
+    snprintf(name, sizeof name, w->spare ? "ws%u:spare%u" : "ws%u:w%u", w->pool->serial, w->id);
+    ws__thread_set_name(pthread_self(), name);
+    return w->body(w);
+}
+
+int ws__worker_start(ws__worker *w, void *(*fn)(void *))
+{
+    ws_pool *pool = w->pool;
+    const ws__placement *pl = pool->placement;
+    const ws__worker *self = ws__tls_worker;
+    ws__cpuset one = {{0}};
+    const ws__cpuset *cpus = NULL;
+    if (pl != NULL && pl->pinned && w->place != NULL) {
+        ws__cpuset_add(&one, (unsigned)w->place->cpu);
+        cpus = &one;
+    } else if (pl != NULL && pl->pinned) {
+        cpus = &pl->cpus; /* a spare: anywhere the workers may run */
+    } else if (self != NULL && self->place != NULL && self->pool->placement->pinned) {
+        ws__process_cpus(&one); /* not the pinned creator's single CPU */
+        cpus = &one;
+    }
+    w->body = fn;
+    return ws__thread_start_on(&w->thread, pool->stack_size, cpus, worker_thread, w);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Running taken tasks                                                                      */
+/* ---------------------------------------------------------------------------------------- */
+
+static WS_COLD void task_escaped(void)
+{
+    ws__contract_violation("a task run by a worker",
+                           "an exception escaped it (catch exceptions inside tasks)");
+}
+
+static inline void task_unwind(ws__task **guard)
+{
+    if (WS_UNLIKELY(*guard != NULL))
+        task_escaped();
+}
+
+/* Runs fn(arg) for worker w as a traced task, shown in the trace as `shown`. */
+static void run_traced_as(ws__worker *w, const char *what, ws_fn fn, void *arg, ws_fn shown)
+{
+    uint64_t start = ws__now_ns();
+    fn(arg);
+    ws__trace_task(w, what, shown, start, ws__now_ns());
+}
+
+void ws__run_traced(ws__worker *w, const char *what, ws_fn fn, void *arg)
+{
+    run_traced_as(w, what, fn, arg, fn);
+}
+
+void ws__run_child(ws__worker *w, ws__task *t, const char *what)
+{
+    /* relaxed: the PROFILED bit was set before the task was published. */
+    uint32_t state = ws_load_relaxed(&t->state);
+    if (WS_UNLIKELY(state & WS_TASK_PROFILED)) {
+        if (w != NULL && (strcmp(what, "stolen") == 0 || strcmp(what, "leapfrog") == 0))
+            ws__prof_mark_stolen(w, t->owner);
+        ws__prof_run_child(t->fn, t->arg, t->owner);
+    } else if (WS_UNLIKELY(w != NULL && ws_load_relaxed(&w->profiling) != 0)) {
+        /* relaxed: see ws__worker_update_depth_limit. A task outside the measured DAG (an
+         * external or group job run during a wait) runs without a frame. */
+        ws__prof_run_unmeasured(t->fn, t->arg);
+    } else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL)) {
+        /* A job shows its own function, not its runner's (read first: the runner frees it). */
+        bool job = state >> WS_TASK_KIND_SHIFT & 3u;
+        run_traced_as(w, what, t->fn, t->arg, job ? ((ws__job *)t)->fn : t->fn);
+    } else {
+        t->fn(t->arg);
+    }
+}
+
+/* The runner of waited task t is done with it. */
+static void complete_waited(ws__task *t)
+{
+    /* acq_rel: the release half publishes the task's effects to the waiter's acquire load of
+     * state (wait.c); the acquire half makes the waiter's WAITER flag ours to act on. After
+     * this the record may be gone (the waiter returns): only its address is used below. */
+    uint32_t old = ws_exchange_acq_rel(&t->state, WS_TASK_DONE);
+    if (old & WS_TASK_WAITER)
+        ws__futex_wake(&t->state, -1);
+}
+
+void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
+{
+    uint32_t kind = ws__task_kind(t);
+    /* relaxed: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
+     * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. Only waited
+     * tasks have joiners; jobs skip the locked instruction. */
+    if (w != NULL && kind == WS_KIND_WAITED)
+        ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
+    int64_t open = w != NULL ? w->deque.open_spawns : 0;
+    struct ws__group *group = ws__current_group;
+    ws__current_group = NULL; /* a stolen child is in no group; a job's runner sets its own */
+    {
+        ws__task *guard WS_UNWIND_GUARD(task_unwind) = t;
+        ws__run_child(w, t, what);
+        guard = NULL;
+    }
+    ws__current_group = group;
+    if (WS_UNLIKELY(w != NULL && w->deque.open_spawns != open))
+        ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
+    if (kind == WS_KIND_WAITED)
+        complete_waited(t);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stealing                                                                                 */
+/* ---------------------------------------------------------------------------------------- */
 
 /* Every FAIR_PERIOD-th pick looks at the injectors first. Go's scheduler uses 61; we use 31, so
  * that an external job waits at most a few dozen pickups. Prime, so it does not resonate with
@@ -131,48 +305,9 @@ ws__task *ws__take_injected(ws__worker *w, ws__injector *q)
     return t;
 }
 
-/* True if either injector seems to hold work (two or four loads). */
-static bool external_work_left(ws_pool *pool)
-{
-    return ws__injector_maybe_nonempty(&pool->urgent) ||
-           ws__injector_maybe_nonempty(&pool->injector);
-}
-
 bool ws__fair_turn(ws__worker *w)
 {
     return ++w->picks % FAIR_PERIOD == 0;
-}
-
-/* Worker w's wait counts as blocked from now until it ends: a spare will run what the wait may
- * not (external work, other waits' work). */
-static void wait_block(ws__worker *w, ws__wait *s)
-{
-    s->blocked = true;
-    ws__blocked_enter(w);
-}
-
-bool ws__wait_step(ws__worker *w, ws__wait *s, bool progressed)
-{
-    /* Fairness: a wait never runs external work itself (docs/scheduler.md), but on the turns
-     * when the worker loop would look at the injectors, queued external work makes the wait
-     * count as blocked, so that a spare starts it as soon as the worker loop would have. */
-    if (w != NULL && !s->blocked && ws__fair_turn(w) && external_work_left(w->pool))
-        wait_block(w, s);
-    if (progressed) {
-        s->backoff.round = 0;
-        return false;
-    }
-    if (!ws__backoff_step(&s->backoff))
-        return false;
-    if (w != NULL && !s->blocked)
-        wait_block(w, s); /* about to park: someone else must keep the pool going */
-    return true;
-}
-
-void ws__wait_end(ws__worker *w, ws__wait *s)
-{
-    if (s->blocked)
-        ws__blocked_leave(w);
 }
 
 ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
@@ -182,7 +317,7 @@ ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
     if (t == NULL)
         t = ws__take_injected(w, &pool->injector);
     if (t != NULL) {
-        *more_work = external_work_left(pool);
+        *more_work = ws__external_work_left(pool);
         *what = "injected";
         return t;
     }
@@ -203,7 +338,7 @@ static ws__task *next_task(ws__worker *w, const char **what)
         /* A burst of external jobs must not run on this worker alone while others sleep: if
          * more is queued, wake a sleeper (a glance first; the submitter already made sure at
          * least one worker would come). */
-        if (external_work_left(pool))
+        if (ws__external_work_left(pool))
             ws__idle_notify_if_sleepers(pool);
         return t;
     }
@@ -222,7 +357,7 @@ static ws__task *next_task(ws__worker *w, const char **what)
             ws__idle_notify_if_sleepers(pool);
         return t;
     }
-    return ws__idle_find_work(w, what);
+    return ws__idle_find_work(w, ws__find_elsewhere, what);
 }
 
 void *ws__worker_main(void *arg)
@@ -231,7 +366,7 @@ void *ws__worker_main(void *arg)
     ws__tls_worker = w;
     ws__tls_fast = ws__worker_fast(w);
     for (;;) {
-        if (w->spare && ws__spare_should_retire(w))
+        if (w->should_leave != NULL && w->should_leave(w))
             break;
         const char *what;
         ws__task *t = next_task(w, &what);

@@ -29,7 +29,7 @@
 enum { N_REUSE = 3 * WS_RECORD_BATCH + 5 };
 
 /* Is p one of the n records in set? */
-static bool in_set(ws__task *const *set, size_t n, const ws__task *p)
+static bool in_set(ws__job *const *set, size_t n, const ws__job *p)
 {
     for (size_t i = 0; i < n; i++)
         if (set[i] == p)
@@ -94,21 +94,21 @@ static void hold_end(hold *h)
 
 typedef struct reuse_ctx {
     ws_pool *pool;
-    ws__task *given[N_REUSE];
+    ws__job *given[N_REUSE];
 } reuse_ctx;
 
 static void reuse_on_worker(void *arg)
 {
     reuse_ctx *c = arg;
     for (size_t i = 0; i < N_REUSE; i++) {
-        c->given[i] = ws__malloc(sizeof(ws__task));
+        c->given[i] = ws__malloc(sizeof(ws__job));
         ASSERT(c->given[i] != NULL);
-        ws__record_free(c->pool, c->given[i]);
+        ws__record_free(c->pool, ws__tls_worker, c->given[i]);
     }
     /* A full list becomes a chain when the next record comes back: 3 chains, 5 left. */
     ASSERT_EQ(stack_chains(c->pool), 3);
     for (size_t i = 0; i < 5; i++)
-        ASSERT_PTR_EQ(ws__record_new(c->pool), c->given[N_REUSE - 1 - i]);
+        ASSERT_PTR_EQ(ws__record_new(c->pool, ws__tls_worker), c->given[N_REUSE - 1 - i]);
 }
 
 static void mode_reuse(void)
@@ -118,14 +118,14 @@ static void mode_reuse(void)
     hold h;
     hold_begin(&h, c.pool);
     /* The worker kept the 5 records it took back; the stack holds the other 192. */
-    ws__task *got[3 * WS_RECORD_BATCH];
+    ws__job *got[3 * WS_RECORD_BATCH];
     for (size_t i = 0; i < 3 * WS_RECORD_BATCH; i++) {
-        got[i] = ws__record_new(c.pool);
+        got[i] = ws__record_new(c.pool, NULL);
         ASSERT(in_set(c.given, N_REUSE - 5, got[i]));
         ASSERT(!in_set(got, i, got[i]));
     }
     ASSERT_EQ(stack_chains(c.pool), 0);
-    ws__task *fresh = ws__record_new(c.pool); /* nothing cached: the allocator */
+    ws__job *fresh = ws__record_new(c.pool, NULL); /* nothing cached: the allocator */
     ASSERT(fresh != NULL && !in_set(c.given, N_REUSE, fresh));
     hold_end(&h);
     ws__free(fresh);
@@ -148,9 +148,9 @@ static void give_on_worker(void *arg)
 {
     give_ctx *g = arg;
     for (size_t i = 0; i < g->count; i++) {
-        ws__task *t = ws__malloc(sizeof(ws__task));
+        ws__job *t = ws__malloc(sizeof(ws__job));
         ASSERT(t != NULL);
-        ws__record_free(g->pool, t);
+        ws__record_free(g->pool, ws__tls_worker, t);
     }
     ASSERT_EQ(stack_chains(g->pool), g->expect);
 }
@@ -180,7 +180,7 @@ static void mode_trim(void)
 static void *take_and_exit(void *arg)
 {
     ws_pool *pool = arg;
-    ws__task *t = ws__record_new(pool); /* pops a chain into this thread's list */
+    ws__job *t = ws__record_new(pool, NULL); /* pops a chain into this thread's list */
     ASSERT(t != NULL);
     ws__free(t);
     return NULL;

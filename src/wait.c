@@ -1,0 +1,101 @@
+/* wait.c: waiting for a task (a join's stolen child, ws_sync, ws_pool_run) or a group.
+ *
+ * A wait runs only work that it waits for, so that nothing unrelated piles up on top of the
+ * waiting frame. Each turn round a wait's loop calls ws__wait_step, which walks the ladder of
+ * idle.c (spin, yield, park) and keeps the pool going meanwhile: a wait that is about to park,
+ * or that sees queued external work on a fairness turn (a wait never runs external work
+ * itself), counts as blocked until it ends, and a spare runs what it leaves (spare.c).
+ *
+ * Waiting for a stolen task (ws__task_wait). The joiner cannot leave its frame, so it helps
+ * while it waits, but only by leapfrogging: it steals from the worker that took its child
+ * (Wagner and Calder, "Leapfrogging: a portable technique for implementing efficient
+ * futures", 1993; Lace does the same). Everything in the thief's deque descends from the stolen
+ * child, so what the joiner runs is work its own join waits for, and its stack grows at most by
+ * the depth of the child's subtree: the stack stays bounded by the serial program's depth, which
+ * is what the space bound S_P <= P * S_1 needs. Stealing arbitrary work here could pile
+ * unrelated frames on top of the waiting one without limit. When there is nothing to leapfrog,
+ * the joiner spins, yields, and finally parks on the task's state word, with WAITER or-ed in;
+ * the thief's completion (worker.c) wakes it. docs/scheduler.md discusses the choice.
+ */
+#include "internal.h"
+
+/* Worker w's wait counts as blocked from now until it ends: a spare will run what the wait may
+ * not (external work, other waits' work). */
+static void wait_block(ws__worker *w, ws__wait *s)
+{
+    s->blocked = true;
+    ws__blocked_enter(w);
+}
+
+bool ws__wait_step(ws__worker *w, ws__wait *s, bool progressed)
+{
+    /* Fairness: on the turns when the worker loop would look at the injectors, queued external
+     * work makes the wait count as blocked, so that a spare starts it as soon as the worker loop
+     * would have. */
+    if (w != NULL && !s->blocked && ws__fair_turn(w) && ws__external_work_left(w->pool))
+        wait_block(w, s);
+    if (progressed) {
+        s->backoff.round = 0;
+        return false;
+    }
+    if (!ws__backoff_step(&s->backoff))
+        return false;
+    if (w != NULL && !s->blocked)
+        wait_block(w, s); /* about to park: someone else must keep the pool going */
+    return true;
+}
+
+void ws__wait_end(ws__worker *w, ws__wait *s)
+{
+    if (s->blocked)
+        ws__blocked_leave(w);
+}
+
+/* Joiner w helps by running work from the thief of t; NULL if there is none now. */
+static ws__task *leapfrog(ws__worker *w, ws__task *t)
+{
+    /* relaxed: only a hint about whom to steal from; see ws__task_run_taken. */
+    uint32_t thief = ws_load_relaxed(&t->state) >> WS_TASK_THIEF_SHIFT;
+    if (thief == 0 || thief - 1 == w->id || thief > 0xFFFF)
+        return NULL; /* not marked yet (or DONE/SYNCED, which the caller sees next) */
+    ws_pool *pool = w->pool;
+    /* acquire: a spare's record is made when it is first needed; pairs with the release store
+     * of spares_started in spare.c, after which its slot may be read. */
+    if (thief - 1 >= pool->nworkers + ws_load_acquire(&pool->spares_started))
+        return NULL;
+    ws__task *u = ws__steal_from(w, pool->workers[thief - 1]);
+    if (u != NULL)
+        ws__count(w, leapfrogs, 1);
+    return u;
+}
+
+/* Parks until t is DONE; s is the state last read (not DONE). */
+static void park_on_task(ws__worker *w, ws__task *t, uint32_t s)
+{
+    if (!(s & WS_TASK_WAITER)) {
+        /* acq_rel: announces the waiter to the completer's exchange; failure means the state
+         * moved (DONE), and the caller re-reads it. */
+        if (!ws_cas_acq_rel(&t->state, &s, s | WS_TASK_WAITER))
+            return;
+        s |= WS_TASK_WAITER;
+    }
+    ws__park_word(w, &t->state, s);
+}
+
+void ws__task_wait(ws__worker *w, ws__task *t)
+{
+    ws__wait wait = {.backoff = ws__backoff_start(w)};
+    for (;;) {
+        /* acquire: pairs with the release exchange of the task's completion (worker.c); the
+         * task's writes are visible once we see DONE. */
+        uint32_t s = ws_load_acquire(&t->state);
+        if (s == WS_TASK_DONE)
+            break;
+        ws__task *u = w != NULL ? leapfrog(w, t) : NULL;
+        if (u != NULL)
+            ws__task_run_taken(w, u, "leapfrog");
+        if (ws__wait_step(w, &wait, u != NULL))
+            park_on_task(w, t, s);
+    }
+    ws__wait_end(w, &wait);
+}
