@@ -16,6 +16,9 @@
  *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
  *      others  status  answer  depth
  * (depth: the deepest any worker's deque was, from ws_pool_stats; 0 for other schedulers)
+ *   C  workload  copies  reps  median  min  max  others  status  answer
+ * (the serial child with --ceiling: the time of `copies` serial runs side by side, see "The
+ * ceiling" below)
  * where the counters are per run (averaged over the reps), others is the share of the machine's
  * CPU time that other processes used during the timed runs, and status is ok, FAIL or error.
  */
@@ -27,7 +30,9 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +89,13 @@ static bool is_peer(int sched)
 #define DEFAULT_REPS      5
 #define DEFAULT_BUDGET    2.5 /* seconds per cell before the default reps are cut short */
 #define DEFAULT_TIMEOUT   300 /* seconds a child may run */
+#define MAX_COPIES        64  /* serial copies side by side in one ceiling run */
+/* Other programs' share of the CPUs while a measurement ran, above which it is flagged as
+ * disturbed. */
+#define DISTURBED 0.10
+
+/* Which workloads measure the ceiling (P serial copies side by side). */
+enum { CEIL_DEFAULT, CEIL_ALL, CEIL_NONE };
 
 typedef struct options {
     bool wl[N_WL];
@@ -102,7 +114,8 @@ typedef struct options {
     bool workloads_given;
     bool no_plot; /* --no-plot: the default run writes the plot unless told not to */
     double timeout;
-    int child; /* -1: the driver; else the scheduler this child measures */
+    int ceiling; /* CEIL_*; in a child, CEIL_ALL: measure it (the driver passes --ceiling) */
+    int child;   /* -1: the driver; else the scheduler this child measures */
 } options;
 
 /* ---------------------------------------------------------------------------------------- */
@@ -212,10 +225,79 @@ static cpu_sample cpu_sample_now(void)
     return c;
 }
 
-/* One measurement: a workload on one scheduler at one worker count. */
+/* ---- the ceiling: P serial copies side by side ----
+ *
+ * What P workers can gain at best on this machine: P threads each run the serial program on an
+ * input of their own, released together, and P times one copy's time alone over the time of the
+ * P copies is the ceiling. It is P on P free, independent cores; below that when the virtual
+ * CPUs are hyperthread siblings, share a cache, or clock down when all are busy, and then no
+ * runtime reaches P on this workload here. The serial child alternates one run alone with one
+ * run of each number of copies, so that a drift in the machine's speed falls on both. */
+
+typedef struct copy_run {
+    const wb_workload *wl;
+    void *state;
+    const wb_runner *r; /* the serial runner */
+    atomic_uint *ready; /* copies waiting at the gate */
+    atomic_bool *go;    /* the gate */
+    double start, end;
+    int err;
+} copy_run;
+
+static void *copy_main(void *p)
+{
+    copy_run *c = p;
+    /* relaxed: only counts arrivals; the input was written before pthread_create */
+    atomic_fetch_add_explicit(c->ready, 1, memory_order_relaxed);
+    /* relaxed: the gate only lines up the starts, it publishes nothing */
+    while (!atomic_load_explicit(c->go, memory_order_relaxed))
+        sched_yield();
+    c->start = wb_now();
+    c->err = c->wl->run(c->state, c->r);
+    c->end = wb_now();
+    return NULL;
+}
+
+/* Runs the serial workload on states[0..n-1] at once, a thread each, all started once every
+ * thread waits at the gate; *elapsed is from the first start to the last end. 0, EAGAIN if a
+ * thread could not start, or a run's error. */
+static int run_copies(const wb_workload *wl, void *const *states, unsigned n, const wb_runner *r,
+                      double *elapsed)
+{
+    copy_run runs[MAX_COPIES];
+    pthread_t threads[MAX_COPIES];
+    atomic_uint ready;
+    atomic_bool go;
+    atomic_init(&ready, 0);
+    atomic_init(&go, false);
+    unsigned started = 0;
+    for (; started < n && started < MAX_COPIES; started++) {
+        runs[started] = (copy_run){wl, states[started], r, &ready, &go, 0, 0, 0};
+        if (pthread_create(&threads[started], NULL, copy_main, &runs[started]) != 0)
+            break;
+    }
+    /* relaxed: the count of copy_main's arrivals; pthread_join below orders their results */
+    while (atomic_load_explicit(&ready, memory_order_relaxed) < started)
+        sched_yield();
+    atomic_store_explicit(&go, true, memory_order_relaxed); /* relaxed: see copy_main */
+    int err = started < n ? EAGAIN : 0;
+    double first = INFINITY, last = 0;
+    for (unsigned i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        err = runs[i].err ? runs[i].err : err;
+        first = runs[i].start < first ? runs[i].start : first;
+        last = runs[i].end > last ? runs[i].end : last;
+    }
+    *elapsed = started > 0 ? last - first : 0;
+    return err;
+}
+
+/* One measurement: a workload on one scheduler at one worker count, or (copies) the ceiling. */
 typedef struct meas {
     int sched;
-    unsigned workers;
+    unsigned workers; /* for a ceiling: how many copies */
+    bool ceiling;     /* `workers` serial copies side by side, on the inputs in copies */
+    void **copies;
     wb_runner r;
     double times[64];
     int reps, max_reps;
@@ -275,15 +357,18 @@ static void meas_start(const options *o, meas *m, int sched, unsigned workers)
         cq_pool_stats(m->r.cq, &m->cq0);
 }
 
-/* One timed run of m, then its check. */
+/* One timed run of m (of all its copies at once, for a ceiling), then its check. */
 static void meas_run(const options *o, meas *m, const wb_workload *wl, void *state)
 {
-    if (wl->reset)
-        wl->reset(state);
+    void **states = m->ceiling ? m->copies : &state;
+    unsigned n = m->ceiling ? m->workers : 1;
+    for (unsigned i = 0; i < n && wl->reset; i++)
+        wl->reset(states[i]);
     cpu_sample c0 = cpu_sample_now();
-    double t0 = wb_now();
-    int err = wl->run(state, &m->r);
-    double t = wb_now() - t0;
+    double t0 = wb_now(), t = 0;
+    int err = m->ceiling ? run_copies(wl, states, n, &m->r, &t) : wl->run(state, &m->r);
+    if (!m->ceiling)
+        t = wb_now() - t0;
     cpu_sample c1 = cpu_sample_now();
     double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
     m->others_s += others > 0 ? others : 0;
@@ -295,14 +380,17 @@ static void meas_run(const options *o, meas *m, const wb_workload *wl, void *sta
         return;
     }
     m->times[m->reps++] = t;
-    if (!wl->check(state, m->answer, sizeof(m->answer))) {
-        m->status = "FAIL";
-        m->done = true;
-        return;
+    for (unsigned i = 0; i < n; i++) {
+        if (!wl->check(states[i], m->answer, sizeof(m->answer))) {
+            m->status = "FAIL";
+            m->done = true;
+            return;
+        }
     }
     /* Slow measurements get fewer runs: as many as fit in the budget at the first run's pace,
-     * and an odd number, so that the median is one of the runs. */
-    if (m->reps == 1 && o->budget > 0) {
+     * and an odd number, so that the median is one of the runs. A ceiling makes as many runs as
+     * the serial measurement it alternates with (measure_all). */
+    if (m->reps == 1 && o->budget > 0 && !m->ceiling) {
         double fit = o->budget / (t > 1e-9 ? t : 1e-9);
         int k = fit < (double)m->max_reps ? (int)fit : m->max_reps;
         if (k < 1)
@@ -361,12 +449,82 @@ static bool meas_finish(meas *m, const wb_workload *wl)
     for (char *p = m->answer; *p; p++) /* keep the line format intact */
         if (*p == '\t' || *p == '\n')
             *p = ' ';
-    printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.0f\n",
-           wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med, lo,
-           hi, c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer,
-           c->depth);
+    if (m->ceiling)
+        printf("C\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\n", wl->name, m->workers, reps, med,
+               lo, hi, c->others, m->status, m->answer);
+    else
+        printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.0f\n",
+               wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med,
+               lo, hi, c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer,
+               c->depth);
     fflush(stdout);
     return strcmp(m->status, "ok") == 0;
+}
+
+/* The worker counts that get a ceiling: there is nothing to compare at 1. */
+static bool has_ceiling(unsigned p)
+{
+    return p > 1 && p <= MAX_COPIES;
+}
+
+/* How many ceilings this child measures: with --ceiling, the serial child one per worker count
+ * above 1, after the serial measurement, whose runs they alternate with. *most: the most copies
+ * among them. */
+static int count_ceilings(const options *o, unsigned *most)
+{
+    int n = 0;
+    for (int i = 0; i < o->nworkers && o->child == S_SERIAL && o->ceiling == CEIL_ALL; i++) {
+        if (has_ceiling(o->workers[i])) {
+            n++;
+            *most = o->workers[i] > *most ? o->workers[i] : *most;
+        }
+    }
+    return n;
+}
+
+/* Starts the n ceilings count_ceilings counted, in ms[0..n-1], on the inputs in copies (NULL:
+ * they could not be made, and the ceilings report an error). */
+static void start_ceilings(const options *o, meas *ms, int n, void **copies)
+{
+    for (int i = 0, k = 0; k < n; i++) {
+        if (!has_ceiling(o->workers[i]))
+            continue;
+        meas *m = &ms[k++];
+        meas_start(o, m, S_SERIAL, o->workers[i]);
+        m->ceiling = true;
+        m->copies = copies;
+        if (!copies) {
+            snprintf(m->answer, sizeof(m->answer), "could not prepare the copies' inputs");
+            m->status = "error";
+            m->done = true;
+        }
+    }
+}
+
+/* Frees what prepare_copies made (not the measured input, copies[0]). */
+static void free_copies(int w, void **copies, unsigned n)
+{
+    for (unsigned i = 1; copies && i < n; i++)
+        workloads[w]->destroy(copies[i]);
+    free(copies);
+}
+
+/* The inputs of n serial copies: the measured one first, then n - 1 of their own. NULL if one
+ * could not be made (prepare says why). */
+static void **prepare_copies(const options *o, int w, void *state, unsigned n)
+{
+    void **copies = calloc(n, sizeof(*copies));
+    if (!copies)
+        return NULL;
+    copies[0] = state;
+    for (unsigned i = 1; i < n; i++) {
+        copies[i] = workloads[w]->prepare(workload_size(o, w));
+        if (!copies[i]) {
+            free_copies(w, copies, i);
+            return NULL;
+        }
+    }
+    return copies;
 }
 
 /* Measures one workload on this child's scheduler at every worker count. The pools are all
@@ -377,26 +535,33 @@ static bool measure_all(const options *o, int w, void *state)
 {
     const wb_workload *wl = workloads[w];
     int n = o->child == S_SERIAL ? 1 : o->nworkers;
-    meas *ms = calloc((size_t)n, sizeof(*ms));
+    unsigned most = 1;
+    int nceil = count_ceilings(o, &most);
+    meas *ms = calloc((size_t)(n + nceil), sizeof(*ms));
     if (!ms) {
         fprintf(stderr, "ws-bench: out of memory\n");
         return false;
     }
+    void **copies = nceil ? prepare_copies(o, w, state, most) : NULL;
     for (int i = 0; i < n; i++)
         meas_start(o, &ms[i], o->child, o->child == S_SERIAL ? 1 : o->workers[i]);
+    start_ceilings(o, ms + n, nceil, copies);
     for (bool more = true; more;) {
         more = false;
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n + nceil; i++) {
             if (ms[i].done)
                 continue;
+            if (ms[i].ceiling)
+                ms[i].max_reps = ms[0].max_reps;
             meas_run(o, &ms[i], wl, state);
             more |= !ms[i].done;
         }
     }
     bool ok = true;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n + nceil; i++)
         ok &= meas_finish(&ms[i], wl);
     free(ms);
+    free_copies(w, copies, most);
     return ok;
 }
 
@@ -488,6 +653,19 @@ typedef struct profile_row {
 } profile_row;
 static profile_row profiles[N_WL];
 
+/* The ceilings, from the serial child: `copies` serial runs side by side. */
+typedef struct ceiling_row {
+    int wl;
+    unsigned copies;
+    int reps;
+    double median; /* the time of the copies together */
+    double others;
+    char status[32];
+    char answer[256];
+} ceiling_row;
+static ceiling_row ceilings[N_WL * MAX_WORKER_COUNTS];
+static int nceilings;
+
 static cell *find_cell(int wl, int sched, unsigned workers)
 {
     for (size_t i = 0; i < ncells; i++)
@@ -535,6 +713,38 @@ static int split_tabs(char *line, char **f, int max)
     return n;
 }
 
+static void parse_ceiling_line(char **f)
+{
+    int w = find_workload(f[1], strlen(f[1]));
+    if (w < 0 || nceilings == N_WL * MAX_WORKER_COUNTS)
+        return;
+    ceiling_row *c = &ceilings[nceilings++];
+    *c = (ceiling_row){.wl = w, .copies = (unsigned)strtoul(f[2], NULL, 10), .reps = atoi(f[3])};
+    c->median = strtod(f[4], NULL);
+    c->others = strtod(f[7], NULL);
+    snprintf(c->status, sizeof(c->status), "%s", f[8]);
+    snprintf(c->answer, sizeof(c->answer), "%s", f[9]);
+}
+
+static const ceiling_row *find_ceiling(int wl, unsigned copies)
+{
+    for (int i = 0; i < nceilings; i++)
+        if (ceilings[i].wl == wl && ceilings[i].copies == copies)
+            return &ceilings[i];
+    return NULL;
+}
+
+/* The ceiling for P = copies: P times one copy's time alone (the serial row, measured in the same
+ * rounds) over the time of the P copies together; NAN if either is missing or failed. */
+static double ceiling_of(int wl, unsigned copies)
+{
+    const ceiling_row *c = find_ceiling(wl, copies);
+    const cell *serial = find_cell(wl, S_SERIAL, 0);
+    if (!c || strcmp(c->status, "ok") != 0 || c->reps == 0 || c->median <= 0 || !cell_ok(serial))
+        return NAN;
+    return copies * serial->median / c->median;
+}
+
 static void parse_child_line(char *line, int expect_sched)
 {
     char *f[16];
@@ -561,6 +771,10 @@ static void parse_child_line(char *line, int expect_sched)
         pr->p.elapsed_s = strtod(f[9], NULL);
         pr->p.overhead_per_strand_s = strtod(f[10], NULL);
         snprintf(pr->status, sizeof(pr->status), "%s", f[11]);
+        return;
+    }
+    if (n == 10 && strcmp(f[0], "C") == 0) {
+        parse_ceiling_line(f);
         return;
     }
     if (n != 16 || strcmp(f[0], "R") != 0)
@@ -681,6 +895,17 @@ static bool run_extras(bool quick)
     return a == 0 && b == 0;
 }
 
+/* Whether the serial child of workload w measures its ceilings: by default on fib, nqueens and uts,
+ * the workloads whose 2-worker speedup the goals judge; --ceiling adds the others (P copies of a
+ * sort hold P inputs), --no-ceiling drops them all. */
+static bool ceiling_wanted(const options *o, int w)
+{
+    if (o->ceiling != CEIL_DEFAULT)
+        return o->ceiling == CEIL_ALL;
+    const char *name = workloads[w]->name;
+    return strcmp(name, "fib") == 0 || strcmp(name, "nqueens") == 0 || strcmp(name, "uts") == 0;
+}
+
 /* Runs one child for (workload w, scheduler sched); fills its cells. On a crash or timeout,
  * writes `why` into the cells the child did not report. */
 static void run_child(const options *o, int w, int sched)
@@ -706,7 +931,8 @@ static void run_child(const options *o, int w, int sched)
         return;
     }
 
-    /* argv: exe --child S --workloads W --workers L --reps N --budget B --size W=N [--quick] */
+    /* argv: exe --child S --workloads W --workers L --reps N --budget B --size W=N [--profile]
+     * [--ceiling] */
     char workers_arg[MAX_WORKER_COUNTS * 12] = "", reps_arg[16], budget_arg[32], size_arg[96];
     for (int i = 0; i < o->nworkers; i++) {
         size_t used = strlen(workers_arg);
@@ -719,9 +945,13 @@ static void run_child(const options *o, int w, int sched)
     const char *child_sched = (sched == S_WS || sched == S_WS_LOCKED) ? "ws" : sched_names[sched];
     const char *argv[] = {exe,         "--child",   child_sched, "--workloads", workloads[w]->name,
                           "--workers", workers_arg, "--reps",    reps_arg,      "--budget",
-                          budget_arg,  "--size",    size_arg,    NULL,          NULL};
+                          budget_arg,  "--size",    size_arg,    NULL,          NULL,
+                          NULL};
+    int extra = 13;
     if ((o->profile || workloads[w]->profile_by_default) && sched == S_WS)
-        argv[13] = "--profile";
+        argv[extra++] = "--profile";
+    if (sched == S_SERIAL && ceiling_wanted(o, w))
+        argv[extra++] = "--ceiling";
 
     int fds[2];
     if (pipe(fds) != 0) {
@@ -866,6 +1096,37 @@ static void put_others(const cell *c)
         printf(" %5.0f%%", 100 * c->c.others);
 }
 
+/* The ceiling line: what P workers can gain at best on this workload on this machine. */
+static void print_ceiling(const options *o, int w)
+{
+    const cell *serial = find_cell(w, S_SERIAL, 0);
+    bool any = false;
+    for (int i = 0; i < o->nworkers; i++) {
+        const ceiling_row *c = find_ceiling(w, o->workers[i]);
+        if (c == NULL)
+            continue;
+        if (!any)
+            printf("  ceiling (P serial copies side by side; P x one copy's time alone over "
+                   "theirs):");
+        any = true;
+        double x = ceiling_of(w, c->copies);
+        const char *star = c->copies > online_cpus() ? "*" : "";
+        if (isnan(x)) {
+            printf(" P=%u%s: %s%s%s", c->copies, star, c->status, c->answer[0] ? ": " : "",
+                   c->answer);
+            continue;
+        }
+        char alone[32], together[32];
+        printf(" P=%u%s: %.2fx (%s alone, %s for %u)", c->copies, star, x,
+               fmt_time(serial->median, alone, sizeof(alone)),
+               fmt_time(c->median, together, sizeof(together)), c->copies);
+        if (c->others > DISTURBED)
+            printf(" disturbed: others %.0f%%", 100 * c->others);
+    }
+    if (any)
+        printf("\n");
+}
+
 /* The space bound of work stealing, S_P <= P * S_1: the deepest deque of any worker on P
  * workers against the 1-worker (serial-order) depth S_1. */
 static void print_space(const options *o, int w)
@@ -986,6 +1247,7 @@ static void print_table(const options *o, int w)
         }
     }
     print_peers(o, w);
+    print_ceiling(o, w);
     print_space(o, w);
     print_below_serial(o, w);
     if (o->profile || (workloads[w]->profile_by_default && o->sched[S_WS]))
@@ -1002,7 +1264,7 @@ static void write_csv(const options *o)
     }
     fprintf(f, "workload,size,scheduler,workers,reps,median_s,min_s,max_s,speedup_vs_serial,"
                "spawns_per_run,steals_per_run,steal_attempts_per_run,parks_per_run,others_cpu,"
-               "status\n");
+               "status,ceiling\n");
     for (size_t i = 0; i < ncells; i++) {
         const cell *c = &cells[i];
         double sp = ratio(find_cell(c->wl, S_SERIAL, 0), c);
@@ -1016,7 +1278,11 @@ static void write_csv(const options *o)
         fprintf(f, "%.0f,%.0f,%.0f,%.0f,", c->c.spawns, c->c.steals, c->c.attempts, c->c.parks);
         if (c->c.others >= 0)
             fprintf(f, "%.3f", c->c.others);
-        fprintf(f, ",%s\n", c->status);
+        fprintf(f, ",%s,", c->status);
+        double cap = c->workers > 1 ? ceiling_of(c->wl, c->workers) : NAN;
+        if (!isnan(cap))
+            fprintf(f, "%.4f", cap);
+        fprintf(f, "\n");
     }
     fclose(f);
     printf("\nResults written to %s\n", o->csv);
@@ -1196,10 +1462,6 @@ static double cpus_at_start = -1, cpus_at_end = -1;
 
 /* ---- the targets ---- */
 
-/* Other programs' share of the CPUs while either cell was measured, above which a figure is
- * flagged as disturbed. */
-#define DISTURBED 0.10
-
 /* The larger "others" share of the cells, or -1 if none is known. */
 static double cells_others(const cell *const *c, int n)
 {
@@ -1278,6 +1540,32 @@ static void print_span_verdict(int seqm, int parm)
                "cores\n");
 }
 
+/* The 2-worker speedup of ws beside the ceiling: how much of what this machine allows two
+ * workers the scheduler gets, and whether a goal above the ceiling can be met here at all. */
+static void print_against_ceiling(void)
+{
+    bool header = false;
+    for (int w = 0; w < N_WL; w++) {
+        const cell *one = find_cell(w, S_WS, 1), *two = find_cell(w, S_WS, 2);
+        double cap = ceiling_of(w, 2), sp = ratio(one, two);
+        if (isnan(cap) || isnan(sp))
+            continue;
+        if (!header)
+            printf(
+                "  2-worker speedup of ws (2 workers over 1) beside the ceiling on this machine\n"
+                "  (2 serial copies side by side: 2 x one copy's time alone over theirs):\n");
+        header = true;
+        printf("    %s: %.2fx (ceiling on this machine %.2fx; %.0f%% of it)", workloads[w]->name,
+               sp, cap, 100 * sp / cap);
+        const cell *all[] = {one, two};
+        double others = cells_others(all, 2), ceil_others = find_ceiling(w, 2)->others;
+        char why[96];
+        const char *blocked =
+            no_verdict(ceil_others > others ? ceil_others : others, why, sizeof(why));
+        printf("%s%s\n", blocked ? ": unreliable, " : "", blocked ? blocked : "");
+    }
+}
+
 static void print_targets(const options *o)
 {
     int fib = find_workload("fib", 3), nq = find_workload("nqueens", 7);
@@ -1315,6 +1603,7 @@ static void print_targets(const options *o)
         snprintf(text, sizeof(text), "ws 2 workers over 1 worker, %s", workloads[scaled[i]]->name);
         print_target(text, find_cell(scaled[i], S_WS, 1), find_cell(scaled[i], S_WS, 2), 1.9);
     }
+    print_against_ceiling();
     print_span_verdict(seqm, parm);
 }
 
@@ -1357,6 +1646,13 @@ static void usage(FILE *f)
             "  --profile          also measure work, span and parallelism of each workload with\n"
             "                     ws_pool_profile (one more run on the largest worker count;\n"
             "                     about a microsecond per task, so slow on fib and nqueens)\n"
+            "  --ceiling          measure the ceiling of every workload, not only of fib,\n"
+            "                     nqueens and uts (the default): for each worker count P > 1,\n"
+            "                     P serial copies run side by side, each on its own input, and\n"
+            "                     P x one copy's time alone over theirs is the most P workers\n"
+            "                     can gain here; needs serial in --schedulers, and P copies of\n"
+            "                     each input in memory\n"
+            "  --no-ceiling       measure no ceiling\n"
             "  --timeout S        seconds one scheduler's measurements may take (default: %d)\n"
             "  --no-extras        skip the two sections that follow the workload tables by\n"
             "                     default: parallel loops (bench_loop) and external work\n"
@@ -1463,6 +1759,8 @@ enum {
     OPT_NO_EXTRAS,
     OPT_EXTRAS,
     OPT_NO_PLOT,
+    OPT_CEILING,
+    OPT_NO_CEILING,
 };
 
 /* 0: go on; 1: exit 0 (help); 2: usage error. */
@@ -1482,6 +1780,8 @@ static int parse_options(int argc, char **argv, options *o)
         {"no-extras", no_argument, NULL, OPT_NO_EXTRAS},
         {"extras", no_argument, NULL, OPT_EXTRAS},
         {"no-plot", no_argument, NULL, OPT_NO_PLOT},
+        {"ceiling", no_argument, NULL, OPT_CEILING},
+        {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
         {"help", no_argument, NULL, OPT_HELP},
         {"child", required_argument, NULL, OPT_CHILD},   /* internal */
         {"budget", required_argument, NULL, OPT_BUDGET}, /* internal */
@@ -1548,6 +1848,12 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case OPT_NO_PLOT:
             o->no_plot = true;
+            break;
+        case OPT_CEILING:
+            o->ceiling = CEIL_ALL;
+            break;
+        case OPT_NO_CEILING:
+            o->ceiling = CEIL_NONE;
             break;
         case OPT_TIMEOUT:
             if (!parse_long(optarg, 1, 86400, &v)) {
@@ -1715,6 +2021,8 @@ int main(int argc, char **argv)
         else if (strcmp(cells[i].status, "ok") != 0)
             failed = true;
     }
+    for (int i = 0; i < nceilings; i++)
+        failed |= strcmp(ceilings[i].status, "ok") != 0;
     if (missing_locked)
         printf("\nws-locked: %s was not found next to this program; build it (it is built\n"
                "whenever the library provides the worksteal_locked_static target).\n",
