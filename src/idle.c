@@ -55,9 +55,10 @@
  * A sleeper reads `epoch` before it checks for a token and futex-waits only while epoch still
  * holds that value; a claim bumps epoch after it, so a claim between the check and the wait
  * makes the wait return at once. The model tests/model_idle.c runs these steps under RC11 with
- * GenMC (one worker with one or two outside submitters, or with a deque push) and finds a lost
- * wake-up when the store-load order is weakened (docs/scheduler.md, which also says why a
- * push's possibly stale view of an empty deque is left alone).
+ * GenMC (one worker with one or two outside submitters, or with a deque push; two workers with
+ * one or two jobs, each job held by its worker, which checks the search hand-off) and finds a
+ * lost wake-up when the store-load order is weakened or the hand-off removed (docs/scheduler.md,
+ * which also says why a push's possibly stale view of an empty deque is left alone).
  *
  * A sleeper whose last look sees an injector non-empty but can take nothing (a producer between
  * its tail exchange and its link, or another worker draining) does not sleep: it yields and
