@@ -9,6 +9,17 @@
  * sleeps on: the last job's completion changes the word and wakes the waiter, and touches the
  * group no more (the waiter may return and free it at once).
  *
+ * Destroy waits for injected jobs (pool.c, the admission word). A group's injected jobs do not
+ * each count themselves there: the group holds one reference of its pool for all of them, a bit
+ * of the same word (HOLDS_POOL), so that a batch costs the submitter one RMW on the group's
+ * word per job and none on the pool's. The rule: a job may be injected only if the bit was set
+ * when its own increment was made, or after its submitter set it (having counted a reference
+ * in); the bit is cleared, and the reference given back, only by a compare-and-swap from
+ * "bit, count 0" to 0. A job counted while the bit is set keeps the count above 0 until it has
+ * finished, so that swap cannot succeed meanwhile: the reference outlives every job it covers.
+ * Waiters wait for the word to be exactly 0, so they return only after the reference went back
+ * (the swap is the clearer's last access to the group).
+ *
  * Errors and cancellation. A group records the first error a job reports (ws_group_fail: one
  * compare-and-swap from 0, so the first call to run wins, whatever the submission order) and a
  * cancelled flag. A group made while a group job runs on the thread (or with
@@ -35,8 +46,8 @@
 typedef struct ws__group {
     ws_pool *pool;
     struct ws__group *parent; /* cancelled with it; NULL at the top. Set at init */
-    /* Unfinished jobs: incremented by submitters, decremented by completions; waiters futex on
-     * it. */
+    /* Unfinished jobs, and HOLDS_POOL: incremented by submitters, decremented by completions;
+     * waiters futex on it. */
     _Atomic uint32_t pending;
     /* 1 once cancelled: written by ws_group_cancel (release), read at job starts and by
      * pollers (acquire), cleared by ws_group_reset. */
@@ -47,34 +58,25 @@ typedef struct ws__group {
 
 _Static_assert(sizeof(ws__group) <= sizeof(ws_group), "ws_group must hold a group");
 
-enum { JOB_ADMITTED = 1u << 12 }; /* counted in the pool's pending external work */
+/* In pending: the group holds one admitted reference of its pool (see the top). */
+#define HOLDS_POOL (1u << 31)
 
 /* ---------------------------------------------------------------------------------------- */
 /* Submission                                                                                */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Queues job t on pool: onto the calling worker's deque when possible, else an injector. */
-static int submit_job(ws_pool *pool, ws__task *t, bool may_fork)
+/* Pushes job t on the calling worker's deque, like a spawn, when it is a worker of pool and t
+ * is no urgent job; false if t must go through an injector. */
+static bool fork_job(ws_pool *pool, ws__task *t)
 {
     ws__worker *w = ws__tls_worker;
-    bool local = w != NULL && w->pool == pool && !(t->flags & WS_HIGH_PRIORITY);
-    if (local && may_fork) {
-        int64_t before = ws__wdeque_push_size(w, t);
-        if (before >= 0) {
-            ws__count(w, spawns, 1);
-            ws__idle_notify(pool);
-            return 0;
-        }
-    }
-    /* Two references: the job's, given back when it finishes, and ours, which keeps the pool
-     * alive for the wake-up after the push even if the job finishes first. */
-    int err = ws__pool_admit(pool, 2);
-    if (err != 0)
-        return err;
-    t->flags |= JOB_ADMITTED;
-    ws__pool_inject(pool, t);
-    ws__pool_release(pool, 1);
-    return 0;
+    if (w == NULL || w->pool != pool || (t->flags & WS_HIGH_PRIORITY))
+        return false;
+    if (ws__wdeque_push_size(w, t) < 0)
+        return false;
+    ws__count(w, spawns, 1);
+    ws__idle_notify(pool);
+    return true;
 }
 
 static void detached_run(void *job);
@@ -120,10 +122,15 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
     ws__job *j = job_new(pool, fn, arg, flags, WS_KIND_DETACHED, pool);
     if (j == NULL)
         return ENOMEM;
-    int err = submit_job(pool, &j->task, false);
-    if (err != 0)
+    /* The job's reference, given back when it finishes; it also covers our wake-up after the
+     * push (ws__pool_inject). */
+    int err = ws__pool_admit(pool, 1);
+    if (err != 0) {
         ws__record_free(pool, ws__tls_worker, j);
-    return err;
+        return err;
+    }
+    ws__pool_inject(pool, &j->task);
+    return 0;
 }
 
 static void group_init(ws__group *g, ws_pool *pool, ws__group *parent)
@@ -163,6 +170,42 @@ static bool chain_cancelled(const ws__group *g)
     return false;
 }
 
+/* A job of g is about to be injected; old is the count its increment read. Makes sure g holds
+ * its pool's reference (see the top): 0, or the error of the admission. */
+static int hold_pool(ws__group *g, uint32_t old)
+{
+    if (old & HOLDS_POOL)
+        return ws__pool_open(g->pool);
+    int err = ws__pool_admit(g->pool, 1);
+    if (err != 0)
+        return err;
+    /* relaxed: the bit is read by the increments and compare-and-swaps of the same word; the
+     * reference itself is ordered for destroy by the admission's RMW. */
+    if (ws_fetch_or_relaxed(&g->pending, HOLDS_POOL) & HOLDS_POOL)
+        ws__pool_release(g->pool, 1); /* another submitter set it first */
+    return 0;
+}
+
+/* n jobs of g are finished (or never queued). The last one wakes the waiters, and gives back
+ * the pool's reference if g holds it. g may be gone as soon as the count is 0. */
+static void count_out(ws__group *g, ws_pool *pool, uint32_t n)
+{
+    /* acq_rel: the release half publishes the jobs' effects to ws_group_wait's acquire load
+     * (the acquire half orders the decrements of concurrent jobs). */
+    uint32_t old = ws_fetch_sub_acq_rel(&g->pending, n);
+    if (old == (HOLDS_POOL | n)) {
+        uint32_t held = HOLDS_POOL;
+        /* acq_rel: as the decrement; fails if a submitter counted a job in meanwhile, which
+         * relies on the reference (its job's completion comes back here). */
+        if (!ws_cas_acq_rel(&g->pending, &held, 0))
+            return;
+        ws__futex_wake(&g->pending, -1); /* the word's address only: g may be gone */
+        ws__pool_release(pool, 1);
+    } else if (old == n) {
+        ws__futex_wake(&g->pending, -1); /* as above */
+    }
+}
+
 int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void *arg,
                                 unsigned flags)
 {
@@ -177,14 +220,19 @@ int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void
     if (j == NULL)
         return ENOMEM;
     j->on_cancel = on_cancel;
+    ws_pool *pool = g->pool;
     /* relaxed: the job's publication (a release push or link) orders this increment before
      * the job's completion can decrement it. */
-    ws_fetch_add_relaxed(&g->pending, 1);
-    int err = submit_job(g->pool, &j->task, true);
-    if (err != 0) {
-        ws_fetch_sub_relaxed(&g->pending, 1); /* relaxed: never published */
-        ws__record_free(g->pool, ws__tls_worker, j);
+    uint32_t old = ws_fetch_add_relaxed(&g->pending, 1);
+    if (fork_job(pool, &j->task))
+        return 0;
+    int err = hold_pool(g, old);
+    if (err == 0) {
+        ws__pool_inject(pool, &j->task);
+        return 0;
     }
+    ws__record_free(pool, ws__tls_worker, j);
+    count_out(g, pool, 1);
     return err;
 }
 
@@ -199,15 +247,8 @@ static void group_job_done(ws__job *j)
 {
     ws__group *g = j->task.owner;
     ws_pool *pool = g->pool;
-    bool admitted = (j->task.flags & JOB_ADMITTED) != 0;
     ws__record_free(pool, ws__tls_worker, j);
-    /* acq_rel: the release half publishes the job's effects to ws_group_wait's acquire load
-     * (the acquire half orders the decrements of concurrent jobs); after the last decrement
-     * the group may be gone: only its address is used below. */
-    if (ws_fetch_sub_acq_rel(&g->pending, 1) == 1)
-        ws__futex_wake(&g->pending, -1);
-    if (admitted)
-        ws__pool_release(pool, 1);
+    count_out(g, pool, 1);
 }
 
 /* The runner of a group job (its task's fn): runs it as the thread's current group's job, which

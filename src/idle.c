@@ -119,13 +119,6 @@ void ws__idle_notify(ws_pool *pool)
         ws__idle_wake(pool, s);
 }
 
-void ws__idle_notify_after_rmw(ws_pool *pool)
-{
-    uint64_t s = ws__idle_observe_sc(&pool->idle.state);
-    if (ws__idle_wake_wanted(s))
-        ws__idle_wake(pool, s);
-}
-
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
 {
     if (w == NULL) {

@@ -33,19 +33,28 @@ void ws__injector_init(ws__injector *q)
     ws_store_relaxed(&q->consumer, 0);
 }
 
-void ws__injector_push(ws__injector *q, ws__task *t)
+ws__task *ws__injector_push_begin(ws__injector *q, ws__task *t)
 {
-    /* relaxed: the release store that links t (below) publishes this. */
+    /* relaxed: the release store that links t (ws__injector_push_end) publishes this. */
     ws_store_relaxed(&t->next, NULL);
     /* seq_cst: producers serialize on the tail (the acquire half orders our link store after
      * the previous producer's writes to prev), and the exchange is the producer's half of the
      * store-buffering protocol with parking workers: it is followed by a seq_cst load of the
-     * sleeper count (ws__idle_notify_after_rmw), against the sleeper's seq_cst increment and
-     * seq_cst load of the tail (ws__injector_maybe_nonempty). */
-    ws__task *prev = ws_exchange_seq_cst(&q->tail, t);
+     * sleeper count (ws__pool_inject), against the sleeper's seq_cst increment and seq_cst
+     * load of the tail (ws__injector_maybe_nonempty). */
+    return ws_exchange_seq_cst(&q->tail, t);
+}
+
+void ws__injector_push_end(ws__task *prev, ws__task *t)
+{
     /* release: publishes t's fields and the link; pairs with the acquire loads of next in
      * take_locked. */
     ws_store_release(&prev->next, t);
+}
+
+void ws__injector_push(ws__injector *q, ws__task *t)
+{
+    ws__injector_push_end(ws__injector_push_begin(q, t), t);
 }
 
 bool ws__injector_maybe_nonempty(ws__injector *q)
@@ -55,7 +64,7 @@ bool ws__injector_maybe_nonempty(ws__injector *q)
         return true;
     /* seq_cst: a parking worker calls this after announcing itself as a sleeper (a seq_cst
      * RMW); a producer exchanges the tail (a seq_cst RMW) and then loads the sleeper count with
-     * seq_cst before deciding whether to wake anyone (ws__idle_notify_after_rmw). All four
+     * seq_cst before deciding whether to wake anyone (ws__pool_inject). All four
      * are seq_cst, so one of the two sees the other: store buffering. */
     return ws_load_seq_cst(&q->tail) != &q->stub;
 }

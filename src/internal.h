@@ -419,10 +419,6 @@ void ws__idle_notify(ws_pool *pool);
  * idle word without a barrier, and a wake-up only if one is wanted. The publisher of the work
  * already made sure that one worker would come (idle.c). */
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool);
-/* Any thread, after publishing work with a seq_cst read-modify-write that a parking worker
- * reads back with a seq_cst load (the injector's exchange of its tail): as ws__idle_notify,
- * with a seq_cst load instead of a read-modify-write. */
-void ws__idle_notify_after_rmw(ws_pool *pool);
 /* Any thread: claims a sleeper if the idle word s (just read) still wants one, and wakes it. */
 void ws__idle_wake(ws_pool *pool, uint64_t s);
 /* Any thread: are workers searching or sleeping (a hint: relaxed, for splitting decisions)? */
@@ -513,6 +509,10 @@ struct ws__injector {
 void ws__injector_init(ws__injector *q);
 /* Any thread; wait-free. Appends t (FIFO). */
 void ws__injector_push(ws__injector *q, ws__task *t);
+/* ws__injector_push in two steps: _begin makes t the tail and returns the previous tail; no
+ * consumer can take t, or anything queued behind it, until _end(prev, t) links it. */
+ws__task *ws__injector_push_begin(ws__injector *q, ws__task *t);
+void ws__injector_push_end(ws__task *prev, ws__task *t);
 /* Any thread; never waits (a try-lock: a busy consumer side returns NULL at once), but not
  * lock-free: a consumer preempted while it holds the try-lock keeps the others out until it
  * runs again. The oldest task, or NULL if empty, busy, or a producer is half-way through a
@@ -614,10 +614,15 @@ static inline void ws__prof_note_steal(ws__worker *w)
  * whose submissions destroy waits for; ENOTRECOVERABLE for a pool inherited through fork();
  * EAGAIN past 2^30 references. */
 int ws__pool_admit(ws_pool *pool, uint32_t refs);
+/* Any thread whose work is covered by a reference already counted: 0, or the error
+ * ws__pool_admit would return for a new submission (a destroy began, a pool inherited through
+ * fork()). */
+int ws__pool_open(ws_pool *pool);
 /* Any thread: gives back refs references. The pool may be freed as soon as this returns, so
  * it must be the caller's last access to the pool. */
 void ws__pool_release(ws_pool *pool, uint32_t refs);
-/* Any thread holding a reference: queues an external task and wakes a worker. */
+/* Any thread, for a task covered by a reference counted before (its own, its group's, or its
+ * waiting caller's): queues the task and wakes a worker if one is wanted. */
 void ws__pool_inject(ws_pool *pool, ws__task *t);
 /* False for a pool inherited through fork(): its threads exist only in the parent. */
 bool ws__pool_alive(const ws_pool *pool);

@@ -342,6 +342,15 @@ void ws_pool_destroy(ws_pool *pool)
 /* External work                                                                             */
 /* ---------------------------------------------------------------------------------------- */
 
+/* Does pool refuse new work from the calling thread, given the admission word's value v? */
+static int pool_refusal(ws_pool *pool, uint32_t v)
+{
+    if (!(v & ADMIT_STOPPING))
+        return 0;
+    ws__worker *w = ws__tls_worker;
+    return w == NULL || w->pool != pool ? ESHUTDOWN : 0;
+}
+
 int ws__pool_admit(ws_pool *pool, uint32_t refs)
 {
     if (!ws__pool_alive(pool))
@@ -349,18 +358,22 @@ int ws__pool_admit(ws_pool *pool, uint32_t refs)
     /* acq_rel: the admission protocol (see the top of this file). */
     uint32_t old = ws_fetch_add_acq_rel(&pool->admitted, refs);
     ws_test_hook(WS_HOOK_ADMITTED);
-    if (old & ADMIT_STOPPING) {
-        ws__worker *w = ws__tls_worker;
-        if (w == NULL || w->pool != pool) {
-            ws__pool_release(pool, refs);
-            return ESHUTDOWN;
-        }
-    }
-    if ((old & ~ADMIT_STOPPING) >= ADMIT_LIMIT) {
+    int err = pool_refusal(pool, old);
+    if (err == 0 && (old & ~ADMIT_STOPPING) >= ADMIT_LIMIT)
+        err = EAGAIN;
+    if (err != 0)
         ws__pool_release(pool, refs);
-        return EAGAIN;
-    }
-    return 0;
+    return err;
+}
+
+int ws__pool_open(ws_pool *pool)
+{
+    if (!ws__pool_alive(pool))
+        return ENOTRECOVERABLE;
+    /* relaxed: the caller's work is covered by a reference already counted, which keeps
+     * destroy waiting whatever this load reads; it only makes new submissions see a destroy
+     * that began, as ws__pool_admit's RMW would. */
+    return pool_refusal(pool, ws_load_relaxed(&pool->admitted));
 }
 
 void ws__pool_release(ws_pool *pool, uint32_t refs)
@@ -373,11 +386,27 @@ void ws__pool_release(ws_pool *pool, uint32_t refs)
         ws__futex_wake(&pool->admitted, -1);
 }
 
+/* Until t is linked, nobody can take it, so the reference counted for it (its own, its
+ * group's, or its waiting caller's) keeps the pool alive: the submitter looks for a sleeper to
+ * wake first and links t after, and a submission that wakes nobody touches the pool no more
+ * once t is linked (no reference of its own to take and give back). One that wakes a sleeper
+ * holds a reference of its own across the link and the wake-up. */
 void ws__pool_inject(ws_pool *pool, ws__task *t)
 {
-    ws__injector_push((t->flags & WS_HIGH_PRIORITY) ? &pool->urgent : &pool->injector, t);
+    ws__injector *q = (t->flags & WS_HIGH_PRIORITY) ? &pool->urgent : &pool->injector;
+    ws__task *prev = ws__injector_push_begin(q, t);
     ws_test_hook(WS_HOOK_INJECTED);
-    ws__idle_notify_after_rmw(pool);
+    uint64_t s = ws__idle_observe_sc(&pool->idle.state);
+    if (WS_LIKELY(!ws__idle_wake_wanted(s))) {
+        ws__injector_push_end(prev, t);
+        return;
+    }
+    /* relaxed: the pool is alive (t is not linked); the release below hands our accesses over
+     * to destroy, as any reference's does. */
+    ws_fetch_add_relaxed(&pool->admitted, 1);
+    ws__injector_push_end(prev, t);
+    ws__idle_wake(pool, s);
+    ws__pool_release(pool, 1);
 }
 
 int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)

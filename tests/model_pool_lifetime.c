@@ -1,14 +1,17 @@
 /* model_pool_lifetime.c: the pool's admission word (src/pool.c: ws__pool_admit,
- * ws__pool_release, wait_admitted_gone) under the GenMC model checker, in every execution the
- * C11 model (RC11) allows.
+ * ws__pool_release, ws__pool_inject, wait_admitted_gone) under the GenMC model checker, in
+ * every execution the C11 model (RC11) allows.
  *
- *   genmc --rc11 --disable-estimation -- [-DWEAKEN=n] tests/model_pool_lifetime.c
+ *   genmc --rc11 --disable-estimation -- [-DWAKE=1] [-DWEAKEN=n] tests/model_pool_lifetime.c
  *
  * The protocol is mirrored here with the same orders (pool.c needs the whole library). Three
  * threads share one pool:
- *   submitter  admits two references (the job's and its own), queues the job (a release flag),
- *              touches the pool for the wake-up, gives its own reference back; or, refused
- *              because destroy began, gives both back and leaves.
+ *   submitter  admits one reference (the job's), looks at the pool for a sleeper to wake, then
+ *              queues the job (the link, a release store): until the link nobody can run the
+ *              job, so the job's reference covers the look. With WAKE=1 it found a sleeper: it
+ *              counts a reference of its own (a relaxed add: the pool is alive), queues the job,
+ *              touches the pool for the wake-up and gives its reference back. Refused because
+ *              destroy began, it gives the job's reference back and leaves.
  *   worker     runs the job when it is queued: touches the pool, gives the job's reference back.
  *   destroyer  sets STOPPING, waits until the count is zero, then frees the pool.
  * "The pool" is a plain variable: every use reads it and the free writes it, so GenMC reports a
@@ -16,11 +19,13 @@
  * execution: no such race, and every admitted job ran.
  *
  * WEAKEN=n breaks one thing the protocol relies on; the model must then fail
- * (tests/model_pool_lifetime.sh checks that each variant does):
+ * (tests/lifecycle.cmake checks that each variant does):
  *   1  the release decrement is relaxed (the uses before it are not handed to destroy);
  *   2  destroy's wait reads the word relaxed (it does not acquire those uses);
  *   3  the releaser reads the pool after its decrement (the shape of the old release, which
- *      read pool->stopping after counting down).
+ *      read pool->stopping after counting down);
+ *   4  the submitter queues the job before its look, with no reference of its own (the job
+ *      may run and give the only reference back first).
  */
 #include <assert.h>
 #include <genmc.h> /* __VERIFIER_assume: a blocking wait, as a futex wait is */
@@ -65,16 +70,36 @@ static int admit(unsigned refs)
     return 0;
 }
 
+#ifndef WAKE
+#define WAKE 0
+#endif
+
+static void queue_job(void)
+{
+    atomic_store_explicit(&job_queued, 1, memory_order_release); /* the injector link */
+}
+
 static void *submitter(void *arg)
 {
     (void)arg;
-    if (admit(2) != 0) {
+    if (admit(1) != 0) {
         atomic_store_explicit(&refused, 1, memory_order_relaxed); /* (for the worker's wait) */
         return NULL;
     }
-    atomic_store_explicit(&job_queued, 1, memory_order_release); /* the injector push */
-    use_pool();                                                  /* the wake-up after it */
+#if WEAKEN == 4
+    queue_job();
+#endif
+    use_pool(); /* the look at the idle word */
+#if WAKE
+    atomic_fetch_add_explicit(&admitted, 1, memory_order_relaxed); /* our own reference */
+#endif
+#if WEAKEN != 4
+    queue_job();
+#endif
+#if WAKE
+    use_pool(); /* the wake-up */
     release(1);
+#endif
     return NULL;
 }
 
