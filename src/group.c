@@ -214,19 +214,20 @@ int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void
     if (flags & ~WS_HIGH_PRIORITY)
         return EINVAL;
     ws__group *g = (ws__group *)group;
-    if (chain_cancelled(g))
-        return ECANCELED;
-    ws__job *j = job_new(g->pool, fn, arg, flags, WS_KIND_GROUP, g);
-    if (j == NULL)
-        return ENOMEM;
-    j->on_cancel = on_cancel;
     ws_pool *pool = g->pool;
+    ws__job *j = job_new(pool, fn, arg, flags, WS_KIND_GROUP, g);
+    if (j == NULL)
+        return chain_cancelled(g) ? ECANCELED : ENOMEM;
+    j->on_cancel = on_cancel;
     /* relaxed: the job's publication (a release push or link) orders this increment before
-     * the job's completion can decrement it. */
+     * the job's completion can decrement it. The cancellation check comes after it, on the
+     * line the increment brought in (a failed submission counts itself out). */
     uint32_t old = ws_fetch_add_relaxed(&g->pending, 1);
-    if (fork_job(pool, &j->task))
+    int err = chain_cancelled(g) ? ECANCELED : 0;
+    if (err == 0 && fork_job(pool, &j->task))
         return 0;
-    int err = hold_pool(g, old);
+    if (err == 0)
+        err = hold_pool(g, old);
     if (err == 0) {
         ws__pool_inject(pool, &j->task);
         return 0;
@@ -241,35 +242,70 @@ int ws_group_submit(ws_group *group, ws_fn fn, void *arg, unsigned flags)
     return ws_group_submit_cancellable(group, fn, NULL, arg, flags);
 }
 
-/* Group job j finished (ran or skipped): frees its record and counts the group (and the pool)
- * down. */
-static void group_job_done(ws__job *j)
+/* Runs job j of g, or, if a group up g's chain is cancelled, counts it skipped and runs its
+ * on_cancel instead. */
+static void job_body(ws__job *j, ws__group *g)
 {
-    ws__group *g = j->task.owner;
-    ws_pool *pool = g->pool;
-    ws__record_free(pool, ws__tls_worker, j);
-    count_out(g, pool, 1);
-}
-
-/* The runner of a group job (its task's fn): runs it as the thread's current group's job, which
- * groups made meanwhile are nested in, or, if a group up its chain is cancelled, counts it
- * skipped and runs its on_cancel instead; then finishes it. */
-static void group_job_run(void *job)
-{
-    ws__job *j = job;
-    ws__group *g = j->task.owner;
-    ws__group *outer = ws__current_group;
-    ws__current_group = g;
     if (WS_LIKELY(!chain_cancelled(g))) {
         j->fn(j->arg);
     } else {
-        /* relaxed: published to waiters by the release decrement in group_job_done. */
+        /* relaxed: published to waiters by the release decrement in count_out. */
         ws_fetch_add_relaxed(&g->skipped, 1);
         if (j->on_cancel != NULL)
             j->on_cancel(j->arg);
     }
+}
+
+/* Jobs of one group that the worker loop runs in one go (see batch_next). */
+enum { BATCH_MAX = 64 };
+
+/* Worker w runs a batch of g's jobs for its worker loop: the next one, or NULL when the loop
+ * would pick something else now (its own deque or the urgent queue hold work, or the oldest
+ * queued job is not g's), or when the batch must end: it is full, or the pool is traced or
+ * profiled (the loop's run wraps each task). */
+static ws__job *batch_next(ws__worker *w, ws__group *g, uint32_t done)
+{
+    ws_pool *pool = w->pool;
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (done == BATCH_MAX || pool->trace != NULL || ws_load_relaxed(&w->profiling) != 0 ||
+        ws__wdeque_size(&w->deque) != 0 || ws__injector_maybe_nonempty(&pool->urgent))
+        return NULL;
+    ws__task *t = ws__injector_take_owned(&pool->injector, g);
+    if (t == NULL)
+        return NULL;
+    ws__count(w, injector_takes, 1);
+    return (ws__job *)t; /* a job's task is its first member */
+}
+
+/* The runner of a group job (its task's fn): runs it as the thread's current group's job, which
+ * groups made meanwhile are nested in (job_body); then frees its record and counts it out.
+ *
+ * A job the worker loop took from the injector is the first of a batch: while the oldest queued
+ * job is one of the same group and nothing else would come first (batch_next), the runner takes
+ * it and runs it too, which is what the loop would do next, and counts the group down once for
+ * the whole batch. Only the count reaching 0 is observable (waits), and it cannot while the
+ * batch's next job, counted before it was queued, is unfinished; so the deferred decrements
+ * change nothing but the traffic: a submitter adding to the group's word while a worker
+ * subtracted from it took the word's cache line from each other twice per job. */
+static void group_job_run(void *job)
+{
+    ws__job *j = job;
+    ws__group *g = j->task.owner;
+    ws_pool *pool = g->pool;
+    ws__worker *w = ws__tls_worker;
+    bool batch = w != NULL && w->loop_injected == &j->task;
+    if (batch)
+        w->loop_injected = NULL; /* a record reused inside the batch is no task of the loop's */
+    ws__group *outer = ws__current_group;
+    ws__current_group = g;
+    uint32_t done = 0;
+    do {
+        job_body(j, g);
+        ws__record_free(pool, w, j);
+        done++;
+    } while (batch && (j = batch_next(w, g, done)) != NULL);
     ws__current_group = outer;
-    group_job_done(j);
+    count_out(g, pool, done);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -312,8 +312,12 @@ typedef struct ws__worker {
      * are set before the thread starts. */
     alignas(WS_CACHE_LINE) ws_pool *pool;
     unsigned id;
-    uint64_t rng;      /* xorshift state for victim selection */
-    uint32_t picks;    /* scheduling picks, for the every-Nth injector check */
+    uint64_t rng;   /* xorshift state for victim selection */
+    uint32_t picks; /* scheduling picks, for the every-Nth injector check */
+    /* The task the worker loop runs, when it took it from an injector (else NULL): the runner
+     * of that task, if it is a group job, may run the next queued jobs of its group with it
+     * (group.c, batch_next). Only that task matches, not one run inside it. */
+    const struct ws__task *loop_injected;
     int64_t max_depth; /* deepest this deque has been (published to counters on change) */
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */

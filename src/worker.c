@@ -8,7 +8,9 @@
  *      pick for the same reason). Waits that help (join.c, group.c) count their picks on the
  *      same counter and look at the injectors on the same turns;
  *   3. its own deque, newest first (LIFO: depth-first, cache-warm, space-bounded);
- *   4. the normal injector (FIFO: external submissions start in submission order);
+ *   4. the normal injector (FIFO: external submissions start in submission order); a group job
+ *      the loop took from an injector may run its group's next queued jobs with it (group.c,
+ *      batch_next), which is what this order would pick next;
  *   5. the oldest task of a victim's deque (random victims; a victim whose deque looks empty is
  *      skipped without a CAS, which is how we prefer workers likely to have work); workers
  *      placed on a known topology (WS_PIN, topology.c) try the nearest victims first;
@@ -372,7 +374,9 @@ void *ws__worker_main(void *arg)
         ws__task *t = next_task(w, &what);
         if (t == NULL)
             break;
+        w->loop_injected = strcmp(what, "injected") == 0 ? t : NULL;
         ws__task_run_taken(w, t, what);
+        w->loop_injected = NULL;
     }
     ws__tls_worker = NULL;
     ws__tls_fast = (struct ws__fast *)&ws__no_fast_path;

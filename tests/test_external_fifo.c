@@ -5,7 +5,9 @@
  *           a job waiting on a gate, so the whole backlog sits in the injector; then the gate
  *           opens. Every job records its position in the order of starts: job i must start
  *           i-th. Half the jobs go through ws_submit, half through ws_group_submit (both use
- *           the same injector), interleaved.
+ *           the same injector), in runs of RUN of each kind: a worker that takes a group job
+ *           runs the group's next queued jobs with it (group.c), up to where a detached job
+ *           ends the run.
  *   multi   four producer threads submit JOBS/4 jobs each; the gate opens once half of all the
  *           jobs are queued, so the worker drains the queue while producers keep adding to it.
  *           Each producer's jobs must start in that producer's order (jobs of different
@@ -14,6 +16,9 @@
 #include "test_external_util.h"
 
 #include <pthread.h>
+
+/* Jobs of one kind in a row (see single above). */
+enum { RUN = 7 };
 
 typedef struct fifo_run fifo_run;
 
@@ -59,9 +64,9 @@ static void *producer_main(void *p)
         j->run = r;
         j->producer = a->producer;
         j->index = i;
-        /* Alternate detached and group jobs: both kinds share the injector and its order. */
-        int err = i % 2 == 0 ? ws_submit(r->pool, fifo_job_fn, j, 0)
-                             : ws_group_submit(&r->group, fifo_job_fn, j, 0);
+        /* Runs of detached and group jobs: both kinds share the injector and its order. */
+        int err = i / RUN % 2 == 0 ? ws_submit(r->pool, fifo_job_fn, j, 0)
+                                   : ws_group_submit(&r->group, fifo_job_fn, j, 0);
         ASSERT_OK(err);
         atomic_fetch_add(&r->submitted, 1);
     }
