@@ -176,8 +176,9 @@ static bool work_left(ws_pool *pool)
     return false;
 }
 
-/* A searcher found a task and stops searching. If it was the last searcher, somebody sleeps
- * and work is left that it does not take, it wakes a sleeper to search in its place. */
+/* A searcher found a task (or a spare retires) and stops searching. If it was the last searcher,
+ * somebody sleeps and work is left that it does not take, it wakes a sleeper to search in its
+ * place. */
 static void leave_search_busy(ws_pool *pool)
 {
     uint64_t s = ws__idle_search_end(&pool->idle.state);
@@ -263,9 +264,15 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
         if (ws__pool_finished(pool))
             break;
         /* A spare with no more blocked worker to stand in for retires as soon as it finds
-         * nothing to do, rather than stay on as an extra thief (spare.c). */
-        if (w->should_leave != NULL && w->should_leave(w))
-            break;
+         * nothing to do, rather than stay on as an extra thief (spare.c). A producer that saw
+         * it searching relied on it, so it stops searching as a finder does: its last look
+         * after that step hands the search on if work came meanwhile (with the injector's
+         * link after the producer's look, such a spare could otherwise retire with a job
+         * queued and every worker asleep: test_external_blocking P 0, rounds). */
+        if (w->should_leave != NULL && w->should_leave(w)) {
+            leave_search_busy(pool);
+            return NULL;
+        }
         if (!ws__backoff_step(&b))
             continue;
         t = park(w, look, what);
