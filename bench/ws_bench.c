@@ -1497,7 +1497,7 @@ static void print_target(const char *text, const cell *base, const cell *c, doub
     const cell *both[] = {base, c};
     char why[96];
     const char *blocked = no_verdict(cells_others(both, 2), why, sizeof(why));
-    printf("  %-46s >= %4.1fx  %7.2fx  ", text, goal, value);
+    printf("  %-46s >= %5.2fx %7.2fx  ", text, goal, value);
     if (blocked)
         printf("no verdict: %s\n", blocked);
     else
@@ -1597,11 +1597,13 @@ static void print_targets(const options *o)
                 print_target(text, find_cell(peer_wl[i], s, p), find_cell(peer_wl[i], S_WS, p),
                              1.0);
             }
+    /* 1.95 on the three fork-join workloads (docs/benchmarks.md), 1.9 on the parallel sort. */
     const int scaled[] = {fib, nq, uts, parm};
     for (int i = 0; i < 4; i++) {
         char text[96];
         snprintf(text, sizeof(text), "ws 2 workers over 1 worker, %s", workloads[scaled[i]]->name);
-        print_target(text, find_cell(scaled[i], S_WS, 1), find_cell(scaled[i], S_WS, 2), 1.9);
+        print_target(text, find_cell(scaled[i], S_WS, 1), find_cell(scaled[i], S_WS, 2),
+                     scaled[i] == parm ? 1.9 : 1.95);
     }
     print_against_ceiling();
     print_span_verdict(seqm, parm);
