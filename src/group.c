@@ -312,20 +312,13 @@ static void group_job_run(void *job)
 /* Waiting                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
-static bool is_job_of(ws__task *t, const ws__group *g)
-{
-    /* relaxed: t came from this worker's own deque, where this thread pushed it. */
-    uint32_t kind = ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
-    return kind == WS_KIND_GROUP && t->owner == g;
-}
-
 /* Worker w, waiting for g: one of g's jobs that it can take without touching other work (see
  * the top of this file), or NULL. */
 static ws__task *own_job(ws__worker *w, ws__group *g)
 {
     ws__task *t = ws__wdeque_pop(&w->deque);
     if (t != NULL) {
-        if (is_job_of(t, g)) {
+        if (ws__task_is_job_of(t, g)) {
             ws__count(w, pops, 1);
             return t;
         }
@@ -346,7 +339,7 @@ static void wait_pending(ws__group *g, ws__worker *w)
 {
     ws__wait wait = {.backoff = ws__backoff_start(w)};
     for (;;) {
-        /* acquire: pairs with the release decrement in group_job_done. */
+        /* acquire: pairs with the release decrement in count_out. */
         uint32_t n = ws_load_acquire(&g->pending);
         if (n == 0)
             break;

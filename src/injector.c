@@ -85,12 +85,8 @@ static ws__task *take_locked(ws__injector *q, const void *owner)
         head = next;
         next = ws_load_acquire(&head->next); /* acquire: as above */
     }
-    /* head is linked and not returned: its fields are stable. Only group jobs name their group
-     * in owner (other records leave it unset or name a pool). relaxed: the kind bits were
-     * written before the record was published. */
-    if (owner != NULL &&
-        ((ws_load_relaxed(&head->state) >> WS_TASK_KIND_SHIFT & 3u) != WS_KIND_GROUP ||
-         head->owner != owner))
+    /* head is linked and not returned: its fields are stable. */
+    if (owner != NULL && !ws__task_is_job_of(head, owner))
         return NULL;
     if (next != NULL) {
         ws_store_relaxed(&q->head, next); /* relaxed: under the lock */

@@ -146,6 +146,12 @@ static inline uint32_t ws__task_kind(ws__task *t)
     return ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
 }
 
+/* Is t a job of the given group (and not another task that names something in owner)? */
+static inline bool ws__task_is_job_of(ws__task *t, const void *group)
+{
+    return ws__task_kind(t) == WS_KIND_GROUP && t->owner == group;
+}
+
 /* A new task record for fn(arg), pending, waited for (WS_KIND_WAITED). */
 static inline void ws__task_init(ws__task *t, ws_fn fn, void *arg)
 {

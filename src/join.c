@@ -110,9 +110,7 @@ static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task 
                                            const char *function)
 {
     while (p != NULL && p != t) {
-        /* relaxed: p's state was published by its push, which this thread made. */
-        uint32_t kind = ws_load_relaxed(&p->state) >> WS_TASK_KIND_SHIFT & 3u;
-        if (kind == WS_KIND_GROUP) {
+        if (ws__task_kind(p) == WS_KIND_GROUP) {
             ws__count(w, pops, 1);
             ws__task_run_taken(w, p, "job");
             p = ws__wdeque_pop(&w->deque);

@@ -155,7 +155,7 @@ void ws__run_child(ws__worker *w, ws__task *t, const char *what)
         ws__prof_run_unmeasured(t->fn, t->arg);
     } else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL)) {
         /* A job shows its own function, not its runner's (read first: the runner frees it). */
-        bool job = state >> WS_TASK_KIND_SHIFT & 3u;
+        bool job = ws__task_kind(t) != WS_KIND_WAITED;
         run_traced_as(w, what, t->fn, t->arg, job ? ((ws__job *)t)->fn : t->fn);
     } else {
         t->fn(t->arg);
