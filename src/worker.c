@@ -40,6 +40,10 @@ WS_API __thread struct ws__fast *ws__tls_fast WS_TLS_FAST = (struct ws__fast *)&
 
 _Thread_local struct ws__group *ws__current_group WS_TLS_FAST;
 
+/* The source of a task taken from an injector (for the trace), one string that the worker loop
+ * recognises by its address. */
+static const char from_injector[] = "injected";
+
 enum {
     DEQUE_INITIAL_CAPACITY = 256, /* grows by doubling; 2 KiB per worker to start */
 };
@@ -320,7 +324,7 @@ ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
         t = ws__take_injected(w, &pool->injector);
     if (t != NULL) {
         *more_work = ws__external_work_left(pool);
-        *what = "injected";
+        *what = from_injector;
         return t;
     }
     *what = "stolen";
@@ -332,7 +336,7 @@ ws__task *ws__find_elsewhere(ws__worker *w, bool *more_work, const char **what)
 static ws__task *next_task(ws__worker *w, const char **what)
 {
     ws_pool *pool = w->pool;
-    *what = "injected";
+    *what = from_injector;
     ws__task *t = ws__take_injected(w, &pool->urgent);
     if (t == NULL && ws__fair_turn(w))
         t = ws__take_injected(w, &pool->injector);
@@ -374,7 +378,7 @@ void *ws__worker_main(void *arg)
         ws__task *t = next_task(w, &what);
         if (t == NULL)
             break;
-        w->loop_injected = strcmp(what, "injected") == 0 ? t : NULL;
+        w->loop_injected = what == from_injector ? t : NULL;
         ws__task_run_taken(w, t, what);
         w->loop_injected = NULL;
     }
