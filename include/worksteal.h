@@ -397,11 +397,12 @@ WS_API WS_NODISCARD int ws_parallel_reduce(size_t begin, size_t end, size_t grai
 
 /* ---- groups and submission -------------------------------------------------------------- */
 
-/* A set of jobs that can be waited for together, on the caller's stack. Fields are private. */
+/* A set of jobs that can be waited for together, on the caller's stack. Fields are private; the
+ * size keeps the word that submitters count on apart from what running jobs read. */
 typedef struct ws_group {
     union {
-        void *ws_ptr[8];
-        uint64_t ws_u64[8];
+        void *ws_ptr[24];
+        uint64_t ws_u64[24];
     } ws_private;
 } ws_group;
 

@@ -44,19 +44,29 @@
 #include <errno.h>
 
 typedef struct ws__group {
+    /* Read by every job's runner, written rarely. */
     ws_pool *pool;
     struct ws__group *parent; /* cancelled with it; NULL at the top. Set at init */
-    /* Unfinished jobs, and HOLDS_POOL: incremented by submitters, decremented by completions;
-     * waiters futex on it. */
-    _Atomic uint32_t pending;
     /* 1 once cancelled: written by ws_group_cancel (release), read at job starts and by
      * pollers (acquire), cleared by ws_group_reset. */
     _Atomic uint32_t cancelled;
     _Atomic uint32_t error;   /* the first error: set once by ws_group_fail's CAS */
     _Atomic uint64_t skipped; /* jobs cancelled before they started: counted by their runners */
+    /* Keeps pending off the lines of the fields above, wherever the caller put the group (see
+     * below). */
+    char apart[WS_CACHE_LINE];
+    /* Unfinished jobs, and HOLDS_POOL: incremented by submitters, decremented by completions;
+     * waiters futex on it. */
+    _Atomic uint32_t pending;
 } ws__group;
 
 _Static_assert(sizeof(ws__group) <= sizeof(ws_group), "ws_group must hold a group");
+/* A group only has the alignment of a pointer. With at least WS_CACHE_LINE - 1 bytes between
+ * the end of the read-mostly fields and pending, some line boundary lies between them at any
+ * address: a submitter's add to pending then never takes the line that a worker reads for each
+ * job it runs (docs/external.md, "The group's line"). */
+_Static_assert(offsetof(ws__group, pending) >= offsetof(ws__group, apart) + WS_CACHE_LINE - 1,
+               "pending must be a line apart from the read-mostly fields");
 
 /* In pending: the group holds one admitted reference of its pool (see the top). */
 #define HOLDS_POOL (1u << 31)

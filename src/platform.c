@@ -28,26 +28,29 @@
 /* Fault injection for tests                                                                 */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Countdowns set by tests; 0 means off. Relaxed: tests arm them before the calls they target,
- * and an exact count across threads is not needed. */
-static _Atomic long alloc_countdown;
-static _Atomic long thread_countdown;
+/* Countdowns set by tests, 0 meaning off, and the hook. Read at every allocation, so on lines
+ * of their own (platform.h, WS_CACHE_LINE). Relaxed: tests arm them before the calls they
+ * target, and an exact count across threads is not needed. */
+static struct {
+    alignas(WS_CACHE_LINE) _Atomic long alloc_countdown;
+    _Atomic long thread_countdown;
+    _Atomic(ws__test_hook_fn) test_hook;
+} faults;
 
 void ws__test_fail_alloc_after(long n)
 {
-    ws_store_relaxed(&alloc_countdown, n); /* relaxed: see above */
+    ws_store_relaxed(&faults.alloc_countdown, n); /* relaxed: see above */
 }
 
 void ws__test_fail_thread_after(long n)
 {
-    ws_store_relaxed(&thread_countdown, n); /* relaxed: see above */
+    ws_store_relaxed(&faults.thread_countdown, n); /* relaxed: see above */
 }
-
-static _Atomic(ws__test_hook_fn) test_hook;
 
 _Bool ws__test_set_hook(ws__test_hook_fn fn)
 {
-    ws_store_release(&test_hook, fn); /* release: pairs with the acquire in ws__test_hook_call */
+    /* release: pairs with the acquire in ws__test_hook_call. */
+    ws_store_release(&faults.test_hook, fn);
 #ifdef WS_TEST_HOOKS
     return 1;
 #else
@@ -57,19 +60,19 @@ _Bool ws__test_set_hook(ws__test_hook_fn fn)
 
 void ws__test_hook_call(int site)
 {
-    ws__test_hook_fn fn = ws_load_acquire(&test_hook); /* acquire: see ws__test_set_hook */
+    ws__test_hook_fn fn = ws_load_acquire(&faults.test_hook); /* acquire: see ws__test_set_hook */
     if (fn != NULL)
         fn(site);
 }
 
 _Bool ws__test_fail_alloc_pending(void)
 {
-    return ws_load_relaxed(&alloc_countdown) > 0; /* relaxed: see above */
+    return ws_load_relaxed(&faults.alloc_countdown) > 0; /* relaxed: see above */
 }
 
 _Bool ws__test_fail_thread_pending(void)
 {
-    return ws_load_relaxed(&thread_countdown) > 0; /* relaxed: see above */
+    return ws_load_relaxed(&faults.thread_countdown) > 0; /* relaxed: see above */
 }
 
 /* True when the armed countdown reaches this call. */
@@ -87,18 +90,18 @@ static int should_fail(_Atomic long *countdown)
 
 void *ws__malloc(size_t size)
 {
-    return should_fail(&alloc_countdown) ? NULL : malloc(size);
+    return should_fail(&faults.alloc_countdown) ? NULL : malloc(size);
 }
 
 void *ws__calloc(size_t n, size_t size)
 {
-    return should_fail(&alloc_countdown) ? NULL : calloc(n, size);
+    return should_fail(&faults.alloc_countdown) ? NULL : calloc(n, size);
 }
 
 void *ws__aligned_alloc(size_t align, size_t size)
 {
     void *p = NULL;
-    if (should_fail(&alloc_countdown) || posix_memalign(&p, align, size) != 0)
+    if (should_fail(&faults.alloc_countdown) || posix_memalign(&p, align, size) != 0)
         return NULL;
     memset(p, 0, size);
     return p;
@@ -134,7 +137,7 @@ static int attr_set_cpus(pthread_attr_t *attr, const ws__cpuset *cpus)
 int ws__thread_start_on(ws__thread *t, size_t stack_size, const ws__cpuset *cpus,
                         void *(*fn)(void *), void *arg)
 {
-    if (should_fail(&thread_countdown))
+    if (should_fail(&faults.thread_countdown))
         return EAGAIN;
     pthread_attr_t attr;
     int err = pthread_attr_init(&attr);

@@ -9,12 +9,17 @@
 #define WS_PLATFORM_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Padding unit for data written by different threads: two 64-byte lines, because x86's
- * adjacent-line prefetcher pulls lines in pairs and would otherwise bring back false sharing. */
+ * adjacent-line prefetcher pulls lines in pairs and would otherwise bring back false sharing.
+ * The library's globals that hot paths read sit in structs whose first member has this
+ * alignment, so that they fill whole lines of their own: the linker may otherwise put a
+ * program's static data beside them (a counter that its jobs write), and every write there
+ * would make the library's next read a cache miss. */
 #define WS_CACHE_LINE 128
 
 #if defined(__GNUC__)

@@ -219,14 +219,18 @@ static int pool_start_workers(ws_pool *pool)
     return 0;
 }
 
-/* The default pool (see "The default pool" below). */
-static ws_pool *_Atomic default_pool;
+/* The process's pools, read by every wait (a pool is alive) and every call on the default
+ * pool: on lines of their own (platform.h, WS_CACHE_LINE). */
+static struct {
+    /* The default pool (see "The default pool" below). */
+    alignas(WS_CACHE_LINE) ws_pool *_Atomic default_pool;
+    /* Pools created in this process so far: a pool's serial number names it in traces. */
+    _Atomic unsigned serials;
+    /* Bumped in the child of every fork(): pools made before belong to the parent (see
+     * below). */
+    _Atomic unsigned fork_generation;
+} pools;
 static void inherited_pool_free(ws_pool *pool);
-
-/* Pools created in this process so far: a pool's serial number names it in traces. */
-static _Atomic unsigned pool_serials;
-/* Bumped in the child of every fork(): pools made before belong to the parent (see below). */
-static _Atomic unsigned fork_generation;
 
 static void register_fork_handlers(void);
 
@@ -257,7 +261,7 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     pool->nspares = spares;
     pool->stack_size = stack;
     /* relaxed: before the pool is shared. */
-    pool->generation = ws_load_relaxed(&fork_generation);
+    pool->generation = ws_load_relaxed(&pools.fork_generation);
     ws__injector_init(&pool->urgent);
     ws__injector_init(&pool->injector);
     int err = ENOMEM;
@@ -270,7 +274,7 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     }
     if (pool->workers == NULL)
         goto fail;
-    pool->serial = ws_fetch_add_relaxed(&pool_serials, 1) + 1; /* relaxed: a unique number */
+    pool->serial = ws_fetch_add_relaxed(&pools.serials, 1) + 1; /* relaxed: a unique number */
     err = place_workers(pool, cfg.pin);
     if (err == 0)
         err = ws__trace_pool_init(pool);
@@ -332,7 +336,7 @@ void ws_pool_destroy(ws_pool *pool)
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == pool)
         ws__contract_violation("ws_pool_destroy", "called from a task of the pool itself");
-    if (pool == ws_load_relaxed(&default_pool)) /* relaxed: only compared */
+    if (pool == ws_load_relaxed(&pools.default_pool)) /* relaxed: only compared */
         ws__contract_violation("ws_pool_destroy", "the default pool is destroyed at exit, "
                                                   "not by the caller");
     pool_destroy(pool);
@@ -463,7 +467,7 @@ unsigned ws_pool_threads(const ws_pool *pool)
 bool ws__pool_alive(const ws_pool *pool)
 {
     /* relaxed: bumped only in a child, by its only thread, before anything else runs there. */
-    return pool->generation == ws_load_relaxed(&fork_generation);
+    return pool->generation == ws_load_relaxed(&pools.fork_generation);
 }
 
 /* Frees an inherited pool's memory in a child process; its threads exist only in the parent. */
@@ -489,8 +493,8 @@ static void destroy_default_pool(void)
 {
     pthread_mutex_lock(&default_lock);
     /* relaxed: under default_lock; readers outside it only compare or re-check under it. */
-    ws_pool *pool = ws_load_relaxed(&default_pool);
-    ws_store_relaxed(&default_pool, NULL);
+    ws_pool *pool = ws_load_relaxed(&pools.default_pool);
+    ws_store_relaxed(&pools.default_pool, NULL);
     default_registered = false;
     exit_began = true;
     pthread_mutex_unlock(&default_lock);
@@ -511,7 +515,7 @@ static ws_pool *default_pool_make(void)
                 ws_strerror(err));
         abort();
     }
-    ws_store_release(&default_pool, pool); /* release: publishes the made pool */
+    ws_store_release(&pools.default_pool, pool); /* release: publishes the made pool */
     if (!default_registered)
         default_registered = atexit(destroy_default_pool) == 0;
     return pool;
@@ -522,11 +526,11 @@ static ws_pool *default_pool_make(void)
 static ws_pool *default_pool_get(bool remake_after_exit)
 {
     /* acquire: pairs with the release store in default_pool_make; the pool is fully made. */
-    ws_pool *pool = ws_load_acquire(&default_pool);
+    ws_pool *pool = ws_load_acquire(&pools.default_pool);
     if (WS_LIKELY(pool != NULL))
         return pool;
     pthread_mutex_lock(&default_lock);
-    pool = ws_load_relaxed(&default_pool); /* relaxed: under default_lock */
+    pool = ws_load_relaxed(&pools.default_pool); /* relaxed: under default_lock */
     if (pool == NULL && (remake_after_exit || !exit_began))
         pool = default_pool_make();
     pthread_mutex_unlock(&default_lock);
@@ -562,8 +566,8 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
     /* relaxed: the child has one thread. */
-    ws_fetch_add_relaxed(&fork_generation, 1);
-    ws_store_relaxed(&default_pool, NULL);
+    ws_fetch_add_relaxed(&pools.fork_generation, 1);
+    ws_store_relaxed(&pools.default_pool, NULL);
     ws__tls_worker = NULL; /* a task that forked: the child's thread is no worker */
     pthread_mutex_unlock(&default_lock);
 }
