@@ -246,8 +246,7 @@ uint64_t ws__thread_switches(void)
     return WS_SWITCHES_UNKNOWN;
 }
 
-int ws__ticks_use_tsc;
-static double ns_per_tick = 1.0;
+ws__tick_source ws__ticks_source = {.ns_per_tick = 1.0};
 static pthread_once_t ticks_once = PTHREAD_ONCE_INIT;
 
 /* CPUID 0x80000007, EDX bit 8: the TSC runs at a constant rate in every P-, C- and T-state (what
@@ -286,22 +285,22 @@ static void calibrate_ticks(void)
 {
     if (!tsc_is_invariant())
         return; /* the monotonic clock: one tick is one ns */
-    ws__ticks_use_tsc = 1;
+    ws__ticks_source.use_tsc = 1;
     uint64_t ns0, t0, ns1, t1;
     read_clock_pair(&ns0, &t0);
     struct timespec pause = {0, 2000000};
     nanosleep(&pause, NULL);
     read_clock_pair(&ns1, &t1);
     if (t1 > t0 && ns1 > ns0)
-        ns_per_tick = (double)(ns1 - ns0) / (double)(t1 - t0);
+        ws__ticks_source.ns_per_tick = (double)(ns1 - ns0) / (double)(t1 - t0);
     else
-        ws__ticks_use_tsc = 0; /* a counter that does not advance is no clock */
+        ws__ticks_source.use_tsc = 0; /* a counter that does not advance is no clock */
 }
 
 double ws__ticks_ns_per_tick(void)
 {
     pthread_once(&ticks_once, calibrate_ticks);
-    return ns_per_tick;
+    return ws__ticks_source.ns_per_tick;
 }
 
 /* ---------------------------------------------------------------------------------------- */

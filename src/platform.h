@@ -110,11 +110,17 @@ uint64_t ws__thread_cpu_ns(void); /* CPU time of the calling thread (a system ca
  * the monotonic clock. ws__ticks_ns_per_tick() converts; its first call chooses the source and
  * calibrates it against the monotonic clock (about 2 ms); ws__ticks is valid after it. */
 double ws__ticks_ns_per_tick(void);
-extern int ws__ticks_use_tsc; /* written once by the first ws__ticks_ns_per_tick */
+/* Written once by the first ws__ticks_ns_per_tick; read by every ws__ticks (lines of its own,
+ * see WS_CACHE_LINE). */
+typedef struct ws__tick_source {
+    alignas(WS_CACHE_LINE) int use_tsc;
+    double ns_per_tick;
+} ws__tick_source;
+extern ws__tick_source ws__ticks_source;
 static inline uint64_t ws__ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-    if (ws__ticks_use_tsc)
+    if (ws__ticks_source.use_tsc)
         return __builtin_ia32_rdtsc();
 #endif
     return ws__now_ns();

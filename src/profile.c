@@ -62,14 +62,15 @@ typedef struct ws__frame {
 /* The frame of the function instance running on this thread, NULL when not profiling. */
 static _Thread_local ws__frame *cur_frame WS_TLS_FAST;
 
-/* The strand clock, calibrated once per process (see calibrate). */
+/* The strand clock, calibrated once per process (see calibrate); read by every strand (lines of
+ * its own, see WS_CACHE_LINE in platform.h). */
 typedef struct strand_clock {
-    double ns_per_tick;
+    alignas(WS_CACHE_LINE) double ns_per_tick;
     uint64_t residual;   /* ticks an empty strand measures: taken off every strand */
     uint64_t long_ticks; /* a strand or gap longer than this is checked for time off the CPU */
     double overhead_ns;  /* the instrumentation's own time per strand */
 } strand_clock;
-static strand_clock clk = {1.0, 0, UINT64_MAX, 0};
+static strand_clock clk = {.ns_per_tick = 1.0, .long_ticks = UINT64_MAX};
 static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
 
 /* Per thread: the latest strand boundary, and the latest point where the tick counter, the
