@@ -16,6 +16,10 @@
  *            never before the limit; 0 once done; from outside and from a worker
  *   destroy  cancelled jobs still queued when the pool is destroyed: destroy finishes, nothing
  *            leaks
+ *   placed   a group at every 8-byte offset of two cache lines, in memory that held garbage
+ *            before ws_group_init: jobs from outside and from a job all run, cancel, fail, status
+ *            and reset behave (the count sits a line apart from the other fields wherever the
+ *            group lies, src/group.c)
  */
 #include "test.h"
 #include "test_external_util.h"
@@ -541,6 +545,58 @@ static void test_timed(void)
     ASSERT_OK(ws_group_status(&g)); /* a timeout is not an error of the group */
 }
 
+/* ---- placed ------------------------------------------------------------------------------ */
+
+enum { PLACED_JOBS = 200, PLACED_SPAN = 256 };
+
+typedef struct placed_ctx {
+    ws_group *g;
+    atomic_uint ran;
+} placed_ctx;
+
+static void placed_job(void *p)
+{
+    placed_ctx *c = p;
+    atomic_fetch_add(&c->ran, 1);
+}
+
+static void placed_submitter(void *p) /* a job that submits more jobs of its own group */
+{
+    placed_ctx *c = p;
+    for (int i = 0; i < PLACED_JOBS / 2; i++)
+        ASSERT_OK(ws_group_submit(c->g, placed_job, c, 0));
+}
+
+static void test_placed(void)
+{
+    unsigned char *buf = malloc(sizeof(ws_group) + PLACED_SPAN);
+    ASSERT(buf != NULL);
+    for (size_t off = 0; off < PLACED_SPAN; off += 8) {
+        memset(buf, 0xa5, sizeof(ws_group) + PLACED_SPAN);
+        ws_group *g = (ws_group *)(void *)(buf + off);
+        placed_ctx c = {.g = g};
+        ws_group_init(g, pool);
+        ASSERT_OK(ws_group_submit(g, placed_submitter, &c, 0));
+        for (int i = 0; i < PLACED_JOBS / 2; i++)
+            ASSERT_OK(ws_group_submit(g, placed_job, &c, 0));
+        ws_group_wait(g);
+        ASSERT_EQ(atomic_load(&c.ran), (unsigned)PLACED_JOBS);
+        ASSERT_OK(ws_group_status(g));
+        ASSERT_EQ(ws_group_skipped(g), 0u);
+        ws_group_fail(g, EIO);
+        ws_group_cancel(g);
+        ASSERT(ws_group_cancelled(g));
+        ASSERT_EQ(ws_group_submit(g, placed_job, &c, 0), ECANCELED);
+        ASSERT_EQ(ws_group_wait_status(g), EIO);
+        ASSERT_OK(ws_group_reset(g));
+        ASSERT(!ws_group_cancelled(g));
+        ASSERT_OK(ws_group_submit(g, placed_job, &c, 0));
+        ws_group_wait(g);
+        ASSERT_EQ(atomic_load(&c.ran), (unsigned)PLACED_JOBS + 1);
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -567,6 +623,8 @@ int main(int argc, char **argv)
         test_timed();
     else if (strcmp(mode, "destroy") == 0)
         cancel_queued(true);
+    else if (strcmp(mode, "placed") == 0)
+        test_placed();
     else
         WS_TEST_FAIL("unknown mode %s", mode);
     ws_pool_destroy(pool);
