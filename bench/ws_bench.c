@@ -11,16 +11,26 @@
  * for instance) from stealing CPU time from the next measurement. A child that crashes or hangs
  * marks its cells failed instead of taking the whole run down.
  *
+ * Rounds. A shared machine has slow spells of a few seconds. Measured one after the other, two
+ * schedulers would be compared across different spells. So the driver runs the children of one
+ * workload in turn, round after round (--rounds, default 3), each with its share of the reps; a
+ * cell's time is the median of its rounds' medians, and a spell falls on one round of one
+ * scheduler. A child whose first round took longer than the budget is not run again: its runs
+ * are long enough to average such spells out. The profile is measured in the first round only;
+ * the ceiling, which the serial child alternates with its own runs, in every round.
+ *
  * Child output, one line each (fields separated by tabs):
  *   I  workload  description
  *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
- *      others  status  answer  depth
+ *      others  status  answer  depth  others_s  capacity_s
  * (depth: the deepest any worker's deque was, from ws_pool_stats; 0 for other schedulers)
- *   C  workload  copies  reps  median  min  max  others  status  answer
+ *   C  workload  copies  reps  median  min  max  others  status  answer  others_s  capacity_s
  * (the serial child with --ceiling: the time of `copies` serial runs side by side, see "The
  * ceiling" below)
  * where the counters are per run (averaged over the reps), others is the share of the machine's
- * CPU time that other processes used during the timed runs, and status is ok, FAIL or error.
+ * CPU time that other processes used during the timed runs (others_s of capacity_s, the CPU
+ * seconds the runs could have used: the driver adds them up over the rounds), and status is ok,
+ * FAIL or error.
  */
 #include "bench.h"
 
@@ -88,6 +98,8 @@ static bool is_peer(int sched)
 #define MAX_WORKER_COUNTS 32
 #define DEFAULT_REPS      5
 #define DEFAULT_BUDGET    2.5 /* seconds per cell before the default reps are cut short */
+#define DEFAULT_ROUNDS    5
+#define MAX_ROUNDS        9
 #define DEFAULT_TIMEOUT   300 /* seconds a child may run */
 #define MAX_COPIES        64  /* serial copies side by side in one ceiling run */
 /* Other programs' share of the CPUs while a measurement ran, above which it is flagged as
@@ -104,6 +116,7 @@ typedef struct options {
     int nworkers;
     int reps;
     bool reps_given;
+    int rounds;    /* the driver: how many times each child runs (see the top) */
     double budget; /* 0: exactly `reps` runs */
     bool quick;
     long size[N_WL]; /* 0: the default (or quick) size */
@@ -351,10 +364,6 @@ static void meas_start(const options *o, meas *m, int sched, unsigned workers)
         m->done = true;
         return;
     }
-    if (m->r.ws)
-        ws_pool_stats(m->r.ws, &m->ws0);
-    if (m->r.cq)
-        cq_pool_stats(m->r.cq, &m->cq0);
 }
 
 /* One timed run of m (of all its copies at once, for a ceiling), then its check. */
@@ -364,6 +373,12 @@ static void meas_run(const options *o, meas *m, const wb_workload *wl, void *sta
     unsigned n = m->ceiling ? m->workers : 1;
     for (unsigned i = 0; i < n && wl->reset; i++)
         wl->reset(states[i]);
+    /* The counters start at the first run, not at the pool's start: a round may be a single
+     * run, and the parks of workers going idle after starting are no run's. */
+    if (m->reps == 0 && m->r.ws)
+        ws_pool_stats(m->r.ws, &m->ws0);
+    if (m->reps == 0 && m->r.cq)
+        cq_pool_stats(m->r.cq, &m->cq0);
     cpu_sample c0 = cpu_sample_now();
     double t0 = wb_now(), t = 0;
     int err = m->ceiling ? run_copies(wl, states, n, &m->r, &t) : wl->run(state, &m->r);
@@ -450,13 +465,16 @@ static bool meas_finish(meas *m, const wb_workload *wl)
         if (*p == '\t' || *p == '\n')
             *p = ' ';
     if (m->ceiling)
-        printf("C\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\n", wl->name, m->workers, reps, med,
-               lo, hi, c->others, m->status, m->answer);
+        printf("C\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.6f\t%.6f\n", wl->name, m->workers,
+               reps, med, lo, hi, c->others, m->status, m->answer, m->others_s,
+               m->timed_s * online_cpus());
     else
-        printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.0f\n",
-               wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med,
-               lo, hi, c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer,
-               c->depth);
+        printf(
+            "R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.0f\t%.6f"
+            "\t%.6f\n",
+            wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med, lo,
+            hi, c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer,
+            c->depth, m->others_s, m->timed_s * online_cpus());
     fflush(stdout);
     return strcmp(m->status, "ok") == 0;
 }
@@ -608,7 +626,7 @@ static int child_main(const options *o)
         void *state = workloads[w]->prepare(workload_size(o, w));
         if (!state) {
             printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the "
-                   "input\n",
+                   "input\t0\t0\t0\n",
                    workloads[w]->name, sched_names[o->child]);
             fflush(stdout);
             all_ok = false;
@@ -630,12 +648,22 @@ static int child_main(const options *o)
 /* Driver: results                                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
+/* The other processes' CPU time during a cell's runs and the CPU time those runs could have
+ * used, summed over the rounds. */
+typedef struct round_cpu {
+    double others_s, capacity_s;
+} round_cpu;
+
 typedef struct cell {
     int wl, sched;
     unsigned workers; /* 0 for serial */
     int reps;
     double median, min, max;
     counters c;
+    int rounds;                      /* rounds reported so far */
+    double round_median[MAX_ROUNDS]; /* each round's median; median is their median */
+    counters round_sum;              /* the rounds' counters, summed; c is their mean */
+    round_cpu cpu;
     char status[32]; /* ok, FAIL, error, crashed, timeout, n/a */
     char answer[256];
 } cell;
@@ -658,8 +686,11 @@ typedef struct ceiling_row {
     int wl;
     unsigned copies;
     int reps;
-    double median; /* the time of the copies together */
+    double median; /* the time of the copies together: the median of the rounds' medians */
     double others;
+    int rounds;
+    double round_median[MAX_ROUNDS];
+    round_cpu cpu;
     char status[32];
     char answer[256];
 } ceiling_row;
@@ -713,17 +744,47 @@ static int split_tabs(char *line, char **f, int max)
     return n;
 }
 
+static const ceiling_row *find_ceiling(int wl, unsigned copies);
+
+/* Other processes' share of the CPU time the runs of all rounds so far could have used, from
+ * the rounds' sums; -1 (unknown) below half a CPU second, which /proc/stat's 10 ms ticks cannot
+ * resolve (the child's own rule). */
+static double others_share(const round_cpu *r)
+{
+    if (r->capacity_s < 0.5)
+        return -1;
+    return r->others_s < r->capacity_s ? r->others_s / r->capacity_s : 1;
+}
+
+static void round_cpu_add(round_cpu *r, const char *others_s, const char *capacity_s)
+{
+    r->others_s += strtod(others_s, NULL);
+    r->capacity_s += strtod(capacity_s, NULL);
+}
+
+/* A C line: one round's ceiling, added to the rounds before (as parse_child_line does). */
 static void parse_ceiling_line(char **f)
 {
     int w = find_workload(f[1], strlen(f[1]));
-    if (w < 0 || nceilings == N_WL * MAX_WORKER_COUNTS)
+    unsigned copies = (unsigned)strtoul(f[2], NULL, 10);
+    ceiling_row *c = (ceiling_row *)find_ceiling(w, copies);
+    if (w < 0 || (c == NULL && nceilings == N_WL * MAX_WORKER_COUNTS))
         return;
-    ceiling_row *c = &ceilings[nceilings++];
-    *c = (ceiling_row){.wl = w, .copies = (unsigned)strtoul(f[2], NULL, 10), .reps = atoi(f[3])};
-    c->median = strtod(f[4], NULL);
-    c->others = strtod(f[7], NULL);
-    snprintf(c->status, sizeof(c->status), "%s", f[8]);
-    snprintf(c->answer, sizeof(c->answer), "%s", f[9]);
+    if (c == NULL) {
+        c = &ceilings[nceilings++];
+        *c = (ceiling_row){.wl = w, .copies = copies};
+    }
+    if (c->rounds == MAX_ROUNDS)
+        return;
+    round_cpu_add(&c->cpu, f[10], f[11]);
+    c->others = others_share(&c->cpu);
+    c->reps += atoi(f[3]);
+    c->round_median[c->rounds++] = strtod(f[4], NULL);
+    c->median = median(c->round_median, c->rounds);
+    if (c->rounds == 1 || strcmp(f[8], "ok") != 0) {
+        snprintf(c->status, sizeof(c->status), "%s", f[8]);
+        snprintf(c->answer, sizeof(c->answer), "%s", f[9]);
+    }
 }
 
 static const ceiling_row *find_ceiling(int wl, unsigned copies)
@@ -747,8 +808,8 @@ static double ceiling_of(int wl, unsigned copies)
 
 static void parse_child_line(char *line, int expect_sched)
 {
-    char *f[16];
-    int n = split_tabs(line, f, 16);
+    char *f[20];
+    int n = split_tabs(line, f, 20);
     if (n == 3 && strcmp(f[0], "I") == 0) {
         int w = find_workload(f[1], strlen(f[1]));
         if (w >= 0 && !descriptions[w][0])
@@ -773,11 +834,11 @@ static void parse_child_line(char *line, int expect_sched)
         snprintf(pr->status, sizeof(pr->status), "%s", f[11]);
         return;
     }
-    if (n == 10 && strcmp(f[0], "C") == 0) {
+    if (n == 12 && strcmp(f[0], "C") == 0) {
         parse_ceiling_line(f);
         return;
     }
-    if (n != 16 || strcmp(f[0], "R") != 0)
+    if (n != 18 || strcmp(f[0], "R") != 0)
         return;
     int w = find_workload(f[1], strlen(f[1]));
     int s = find_sched(f[2], strlen(f[2]));
@@ -786,18 +847,33 @@ static void parse_child_line(char *line, int expect_sched)
     if (s == S_WS || s == S_WS_LOCKED)
         s = expect_sched; /* the child names its deque by what it was linked with */
     cell *c = add_cell(w, s, (unsigned)strtoul(f[3], NULL, 10));
-    c->reps = atoi(f[4]);
-    c->median = strtod(f[5], NULL);
-    c->min = strtod(f[6], NULL);
-    c->max = strtod(f[7], NULL);
-    c->c.spawns = strtod(f[8], NULL);
-    c->c.steals = strtod(f[9], NULL);
-    c->c.attempts = strtod(f[10], NULL);
-    c->c.parks = strtod(f[11], NULL);
-    c->c.others = strtod(f[12], NULL);
-    snprintf(c->status, sizeof(c->status), "%s", f[13]);
-    snprintf(c->answer, sizeof(c->answer), "%s", f[14]);
-    c->c.depth = strtod(f[15], NULL);
+    if (c->rounds == MAX_ROUNDS)
+        return;
+    double min = strtod(f[6], NULL), max = strtod(f[7], NULL);
+    c->min = c->rounds == 0 || min < c->min ? min : c->min;
+    c->max = c->rounds == 0 || max > c->max ? max : c->max;
+    c->reps += atoi(f[4]);
+    c->round_median[c->rounds++] = strtod(f[5], NULL);
+    c->median = median(c->round_median, c->rounds);
+    /* The counters: the mean over the rounds; the depth: the most. */
+    counters *sum = &c->round_sum;
+    double depth = strtod(f[15], NULL);
+    sum->spawns += strtod(f[8], NULL);
+    sum->steals += strtod(f[9], NULL);
+    sum->attempts += strtod(f[10], NULL);
+    sum->parks += strtod(f[11], NULL);
+    sum->depth = depth > sum->depth ? depth : sum->depth;
+    round_cpu_add(&c->cpu, f[16], f[17]);
+    c->c = (counters){.spawns = sum->spawns / c->rounds,
+                      .steals = sum->steals / c->rounds,
+                      .attempts = sum->attempts / c->rounds,
+                      .parks = sum->parks / c->rounds,
+                      .depth = sum->depth,
+                      .others = others_share(&c->cpu)};
+    if (c->rounds == 1 || strcmp(f[13], "ok") != 0) { /* a failed round marks the cell */
+        snprintf(c->status, sizeof(c->status), "%s", f[13]);
+        snprintf(c->answer, sizeof(c->answer), "%s", f[14]);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -908,7 +984,15 @@ static bool ceiling_wanted(const options *o, int w)
 
 /* Runs one child for (workload w, scheduler sched); fills its cells. On a crash or timeout,
  * writes `why` into the cells the child did not report. */
-static void run_child(const options *o, int w, int sched)
+/* The reps of round `round`: the requested reps shared out over the rounds, the first rounds
+ * taking one more when they do not divide evenly. */
+static int round_reps(const options *o, int round)
+{
+    return o->reps / o->rounds + (round < o->reps % o->rounds);
+}
+
+/* Runs the child measuring scheduler `sched` on workload w, for round `round` (see the top). */
+static void run_child(const options *o, int w, int sched, int round)
 {
     char exe[PATH_MAX + 32];
     exe_for(sched, exe, sizeof(exe));
@@ -920,6 +1004,11 @@ static void run_child(const options *o, int w, int sched)
         for (int i = 0; i < o->nworkers; i++)
             expect_workers[nexpect++] = o->workers[i];
 
+    int reported[MAX_WORKER_COUNTS]; /* each cell's rounds before this one */
+    for (int i = 0; i < nexpect; i++) {
+        const cell *c = find_cell(w, sched, expect_workers[i]);
+        reported[i] = c ? c->rounds : 0;
+    }
     char why[64] = "";
     if (access(exe, X_OK) != 0) {
         snprintf(why, sizeof(why), "n/a");
@@ -939,8 +1028,8 @@ static void run_child(const options *o, int w, int sched)
         snprintf(workers_arg + used, sizeof(workers_arg) - used, "%s%u", i ? "," : "",
                  o->workers[i]);
     }
-    snprintf(reps_arg, sizeof(reps_arg), "%d", o->reps);
-    snprintf(budget_arg, sizeof(budget_arg), "%g", o->budget);
+    snprintf(reps_arg, sizeof(reps_arg), "%d", round_reps(o, round));
+    snprintf(budget_arg, sizeof(budget_arg), "%g", o->budget / o->rounds);
     snprintf(size_arg, sizeof(size_arg), "%s=%ld", workloads[w]->name, workload_size(o, w));
     const char *child_sched = (sched == S_WS || sched == S_WS_LOCKED) ? "ws" : sched_names[sched];
     const char *argv[] = {exe,         "--child",   child_sched, "--workloads", workloads[w]->name,
@@ -948,7 +1037,7 @@ static void run_child(const options *o, int w, int sched)
                           budget_arg,  "--size",    size_arg,    NULL,          NULL,
                           NULL};
     int extra = 13;
-    if ((o->profile || workloads[w]->profile_by_default) && sched == S_WS)
+    if ((o->profile || workloads[w]->profile_by_default) && sched == S_WS && round == 0)
         argv[extra++] = "--profile";
     if (sched == S_SERIAL && ceiling_wanted(o, w))
         argv[extra++] = "--ceiling";
@@ -1023,7 +1112,8 @@ static void run_child(const options *o, int w, int sched)
     else if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 127)
         snprintf(why, sizeof(why), "could not start");
     for (int i = 0; i < nexpect; i++) {
-        if (find_cell(w, sched, expect_workers[i]))
+        const cell *had = find_cell(w, sched, expect_workers[i]);
+        if (had && had->rounds > reported[i])
             continue;
         cell *c = add_cell(w, sched, expect_workers[i]);
         snprintf(c->status, sizeof(c->status), "%s", why[0] ? why : "no result");
@@ -1637,6 +1727,12 @@ static void usage(FILE *f)
             "                     %u online CPUs); counts above the CPUs are marked '*'\n"
             "  --reps N           timed runs per measurement, the median is shown (default: %d,\n"
             "                     fewer, but an odd number, when they would take over %.1f s)\n"
+            "  --rounds N         the schedulers are measured in turn N times, the reps shared\n"
+            "                     out over the rounds, and a time is the median of its rounds'\n"
+            "                     medians, so that a slow spell of the machine falls on one\n"
+            "                     round of one scheduler (default: %d, at most %d and at most\n"
+            "                     the reps; a scheduler whose first round took over %.1f s is\n"
+            "                     not run again unless --reps is given)\n"
             "  --size NAME=N      a workload's size (repeatable): fib n, nqueens n, uts root\n"
             "                     children, sorts elements, matmul n (a power of two), batch\n"
             "                     jobs\n"
@@ -1665,7 +1761,8 @@ static void usage(FILE *f)
             "  --help             this text\n"
             "\n"
             "workloads:\n",
-            online_cpus(), DEFAULT_REPS, DEFAULT_BUDGET, DEFAULT_TIMEOUT);
+            online_cpus(), DEFAULT_REPS, DEFAULT_BUDGET, DEFAULT_ROUNDS, MAX_ROUNDS, DEFAULT_BUDGET,
+            DEFAULT_TIMEOUT);
     for (int i = 0; i < N_WL; i++)
         fprintf(f, "  %-14s %s (default size %ld)\n", workloads[i]->name, workloads[i]->title,
                 workloads[i]->default_size);
@@ -1749,6 +1846,7 @@ enum {
     OPT_SCHEDULERS,
     OPT_WORKERS,
     OPT_REPS,
+    OPT_ROUNDS,
     OPT_SIZE,
     OPT_QUICK,
     OPT_CSV,
@@ -1773,6 +1871,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"schedulers", required_argument, NULL, OPT_SCHEDULERS},
         {"workers", required_argument, NULL, OPT_WORKERS},
         {"reps", required_argument, NULL, OPT_REPS},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"size", required_argument, NULL, OPT_SIZE},
         {"quick", no_argument, NULL, OPT_QUICK},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -1790,6 +1889,7 @@ static int parse_options(int argc, char **argv, options *o)
         {NULL, 0, NULL, 0},
     };
     *o = (options){.reps = DEFAULT_REPS,
+                   .rounds = DEFAULT_ROUNDS,
                    .budget = DEFAULT_BUDGET,
                    .csv = "bench-results.csv",
                    .timeout = DEFAULT_TIMEOUT,
@@ -1825,6 +1925,13 @@ static int parse_options(int argc, char **argv, options *o)
             }
             o->reps = (int)v;
             o->reps_given = true;
+            break;
+        case OPT_ROUNDS:
+            if (!parse_long(optarg, 1, MAX_ROUNDS, &v)) {
+                fprintf(stderr, "ws-bench: --rounds wants 1..%d, not '%s'\n", MAX_ROUNDS, optarg);
+                return 2;
+            }
+            o->rounds = (int)v;
             break;
         case OPT_SIZE:
             if (!parse_size(optarg, o))
@@ -1891,6 +1998,8 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (o->reps_given && o->child < 0)
         o->budget = 0; /* an explicit --reps is honoured exactly */
+    if (o->rounds > o->reps)
+        o->rounds = o->reps; /* a round has at least one run */
     if (!workers_given) {
         unsigned cpus = online_cpus();
         o->nworkers = 0;
@@ -1967,8 +2076,9 @@ static void print_header(const options *o, int argc, char **argv)
     printf("\nworkers:");
     for (int i = 0; i < o->nworkers; i++)
         printf(" %u", o->workers[i]);
-    printf("   reps: %s%d%s\n", o->reps_given ? "" : "up to ", o->reps,
-           o->reps_given ? "" : " (fewer for slow measurements)");
+    printf("   reps: %s%d%s in %d round%s\n", o->reps_given ? "" : "up to ", o->reps,
+           o->reps_given ? "" : " (fewer for slow measurements)", o->rounds,
+           o->rounds == 1 ? "" : "s");
     printf("schedulers:\n");
     for (int s = 0; s < S_COUNT; s++) {
         if (o->sched[s])
@@ -2003,13 +2113,18 @@ int main(int argc, char **argv)
     for (int w = 0; w < N_WL; w++) {
         if (!o.wl[w])
             continue;
-        for (int s = 0; s < S_COUNT; s++) {
-            if (!o.sched[s] || (is_peer(s) && !workloads[w]->has_peers))
-                continue;
-            if (tty)
-                fprintf(stderr, "\r  measuring %s on %s ...%20s\r", workloads[w]->name,
-                        sched_names[s], "");
-            run_child(&o, w, s);
+        bool long_runs[S_COUNT] = {false}; /* its first round took over the budget */
+        for (int round = 0; round < o.rounds; round++) {
+            for (int s = 0; s < S_COUNT; s++) {
+                if (!o.sched[s] || (is_peer(s) && !workloads[w]->has_peers) || long_runs[s])
+                    continue;
+                if (tty)
+                    fprintf(stderr, "\r  measuring %s on %s, round %d of %d ...%20s\r",
+                            workloads[w]->name, sched_names[s], round + 1, o.rounds, "");
+                double t0 = wb_now();
+                run_child(&o, w, s, round);
+                long_runs[s] = o.budget > 0 && wb_now() - t0 > o.budget;
+            }
         }
         if (tty)
             fprintf(stderr, "\r%70s\r", "");
