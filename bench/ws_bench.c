@@ -13,7 +13,7 @@
  *
  * Rounds. A shared machine has slow spells of a few seconds. Measured one after the other, two
  * schedulers would be compared across different spells. So the driver runs the children of one
- * workload in turn, round after round (--rounds, default 3), each with its share of the reps; a
+ * workload in turn, round after round (--rounds, default 5), each with its share of the reps; a
  * cell's time is the median of its rounds' medians, and a spell falls on one round of one
  * scheduler. A child whose first round took longer than the budget is not run again: its runs
  * are long enough to average such spells out. The profile is measured in the first round only;
@@ -982,8 +982,6 @@ static bool ceiling_wanted(const options *o, int w)
     return strcmp(name, "fib") == 0 || strcmp(name, "nqueens") == 0 || strcmp(name, "uts") == 0;
 }
 
-/* Runs one child for (workload w, scheduler sched); fills its cells. On a crash or timeout,
- * writes `why` into the cells the child did not report. */
 /* The reps of round `round`: the requested reps shared out over the rounds, the first rounds
  * taking one more when they do not divide evenly. */
 static int round_reps(const options *o, int round)
@@ -991,7 +989,8 @@ static int round_reps(const options *o, int round)
     return o->reps / o->rounds + (round < o->reps % o->rounds);
 }
 
-/* Runs the child measuring scheduler `sched` on workload w, for round `round` (see the top). */
+/* Runs one child for (workload w, scheduler sched), round `round` (see the top); adds to its
+ * cells. On a crash or timeout, writes `why` into the cells the child did not report. */
 static void run_child(const options *o, int w, int sched, int round)
 {
     char exe[PATH_MAX + 32];
