@@ -22,15 +22,15 @@
  * Child output, one line each (fields separated by tabs):
  *   I  workload  description
  *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
- *      others  status  answer  depth  others_s  capacity_s
+ *      others_s  capacity_s  status  answer  depth
  * (depth: the deepest any worker's deque was, from ws_pool_stats; 0 for other schedulers)
- *   C  workload  copies  reps  median  min  max  others  status  answer  others_s  capacity_s
+ *   C  workload  copies  reps  median  min  max  others_s  capacity_s  status  answer
  * (the serial child with --ceiling: the time of `copies` serial runs side by side, see "The
  * ceiling" below)
- * where the counters are per run (averaged over the reps), others is the share of the machine's
- * CPU time that other processes used during the timed runs (others_s of capacity_s, the CPU
- * seconds the runs could have used: the driver adds them up over the rounds), and status is ok,
- * FAIL or error.
+ * where the counters are per run (averaged over the reps), others_s is the CPU time other
+ * processes used during the timed runs and capacity_s the CPU time those runs could have used
+ * (the driver adds both up over the rounds and reports their ratio, others_share), and status
+ * is ok, FAIL or error.
  */
 #include "bench.h"
 
@@ -445,13 +445,6 @@ static bool meas_finish(meas *m, const wb_workload *wl)
         c->spawns = (double)(cq1.spawns - m->cq0.spawns) / reps;
         c->parks = (double)(cq1.parks - m->cq0.parks) / reps;
     }
-    /* /proc/stat counts in clock ticks (10 ms): below about 50 ticks of capacity the figure is
-     * noise, and is left unknown (-1). */
-    c->others = -1;
-    if (m->timed_s * online_cpus() >= 0.5) {
-        c->others = m->others_s / (m->timed_s * online_cpus());
-        c->others = c->others < 1 ? c->others : 1;
-    }
     double lo = 0, hi = 0, med = 0;
     if (reps > 0) {
         lo = hi = m->times[0];
@@ -465,16 +458,14 @@ static bool meas_finish(meas *m, const wb_workload *wl)
         if (*p == '\t' || *p == '\n')
             *p = ' ';
     if (m->ceiling)
-        printf("C\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.6f\t%.6f\n", wl->name, m->workers,
-               reps, med, lo, hi, c->others, m->status, m->answer, m->others_s,
-               m->timed_s * online_cpus());
+        printf("C\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.6f\t%.6f\t%s\t%s\n", wl->name, m->workers, reps,
+               med, lo, hi, m->others_s, m->timed_s * online_cpus(), m->status, m->answer);
     else
-        printf(
-            "R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.4f\t%s\t%s\t%.0f\t%.6f"
-            "\t%.6f\n",
-            wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med, lo,
-            hi, c->spawns, c->steals, c->attempts, c->parks, c->others, m->status, m->answer,
-            c->depth, m->others_s, m->timed_s * online_cpus());
+        printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.6f\t%.6f\t%s\t%s\t%."
+               "0f\n",
+               wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med,
+               lo, hi, c->spawns, c->steals, c->attempts, c->parks, m->others_s,
+               m->timed_s * online_cpus(), m->status, m->answer, c->depth);
     fflush(stdout);
     return strcmp(m->status, "ok") == 0;
 }
@@ -625,8 +616,8 @@ static int child_main(const options *o)
             continue;
         void *state = workloads[w]->prepare(workload_size(o, w));
         if (!state) {
-            printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the "
-                   "input\t0\t0\t0\n",
+            printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the "
+                   "input\t0\n",
                    workloads[w]->name, sched_names[o->child]);
             fflush(stdout);
             all_ok = false;
@@ -747,8 +738,8 @@ static int split_tabs(char *line, char **f, int max)
 static const ceiling_row *find_ceiling(int wl, unsigned copies);
 
 /* Other processes' share of the CPU time the runs of all rounds so far could have used, from
- * the rounds' sums; -1 (unknown) below half a CPU second, which /proc/stat's 10 ms ticks cannot
- * resolve (the child's own rule). */
+ * the rounds' sums. /proc/stat counts in clock ticks (10 ms): below about 50 ticks of capacity
+ * the figure is noise, and is left unknown (-1). */
 static double others_share(const round_cpu *r)
 {
     if (r->capacity_s < 0.5)
@@ -776,14 +767,14 @@ static void parse_ceiling_line(char **f)
     }
     if (c->rounds == MAX_ROUNDS)
         return;
-    round_cpu_add(&c->cpu, f[10], f[11]);
+    round_cpu_add(&c->cpu, f[7], f[8]);
     c->others = others_share(&c->cpu);
     c->reps += atoi(f[3]);
     c->round_median[c->rounds++] = strtod(f[4], NULL);
     c->median = median(c->round_median, c->rounds);
-    if (c->rounds == 1 || strcmp(f[8], "ok") != 0) {
-        snprintf(c->status, sizeof(c->status), "%s", f[8]);
-        snprintf(c->answer, sizeof(c->answer), "%s", f[9]);
+    if (c->rounds == 1 || strcmp(f[9], "ok") != 0) {
+        snprintf(c->status, sizeof(c->status), "%s", f[9]);
+        snprintf(c->answer, sizeof(c->answer), "%s", f[10]);
     }
 }
 
@@ -808,8 +799,8 @@ static double ceiling_of(int wl, unsigned copies)
 
 static void parse_child_line(char *line, int expect_sched)
 {
-    char *f[20];
-    int n = split_tabs(line, f, 20);
+    char *f[18];
+    int n = split_tabs(line, f, 18);
     if (n == 3 && strcmp(f[0], "I") == 0) {
         int w = find_workload(f[1], strlen(f[1]));
         if (w >= 0 && !descriptions[w][0])
@@ -834,11 +825,11 @@ static void parse_child_line(char *line, int expect_sched)
         snprintf(pr->status, sizeof(pr->status), "%s", f[11]);
         return;
     }
-    if (n == 12 && strcmp(f[0], "C") == 0) {
+    if (n == 11 && strcmp(f[0], "C") == 0) {
         parse_ceiling_line(f);
         return;
     }
-    if (n != 18 || strcmp(f[0], "R") != 0)
+    if (n != 17 || strcmp(f[0], "R") != 0)
         return;
     int w = find_workload(f[1], strlen(f[1]));
     int s = find_sched(f[2], strlen(f[2]));
@@ -857,22 +848,22 @@ static void parse_child_line(char *line, int expect_sched)
     c->median = median(c->round_median, c->rounds);
     /* The counters: the mean over the rounds; the depth: the most. */
     counters *sum = &c->round_sum;
-    double depth = strtod(f[15], NULL);
+    double depth = strtod(f[16], NULL);
     sum->spawns += strtod(f[8], NULL);
     sum->steals += strtod(f[9], NULL);
     sum->attempts += strtod(f[10], NULL);
     sum->parks += strtod(f[11], NULL);
     sum->depth = depth > sum->depth ? depth : sum->depth;
-    round_cpu_add(&c->cpu, f[16], f[17]);
+    round_cpu_add(&c->cpu, f[12], f[13]);
     c->c = (counters){.spawns = sum->spawns / c->rounds,
                       .steals = sum->steals / c->rounds,
                       .attempts = sum->attempts / c->rounds,
                       .parks = sum->parks / c->rounds,
                       .depth = sum->depth,
                       .others = others_share(&c->cpu)};
-    if (c->rounds == 1 || strcmp(f[13], "ok") != 0) { /* a failed round marks the cell */
-        snprintf(c->status, sizeof(c->status), "%s", f[13]);
-        snprintf(c->answer, sizeof(c->answer), "%s", f[14]);
+    if (c->rounds == 1 || strcmp(f[14], "ok") != 0) { /* a failed round marks the cell */
+        snprintf(c->status, sizeof(c->status), "%s", f[14]);
+        snprintf(c->answer, sizeof(c->answer), "%s", f[15]);
     }
 }
 
