@@ -174,28 +174,28 @@ static bool outside_cache_registered(void)
     return true;
 }
 
-/* The list c is empty: a chain from the pool's stack, else the allocator. */
-static ws__task *record_new_slow(ws_pool *pool, ws__record_cache *c)
+/* The list c is empty: refills it with a chain from the pool's stack; false if it cannot (an
+ * outside thread whose list cannot be registered, or an empty stack). */
+static bool list_refill(ws_pool *pool, ws__record_cache *c)
 {
     if (c == &outside_cache && !outside_cache_registered())
-        return ws__malloc(sizeof(ws__job));
+        return false;
     ws__task *chain = stack_pop(pool);
     if (chain == NULL)
-        return ws__malloc(sizeof(ws__job));
+        return false;
     c->chain = chain;
     c->count = BATCH; /* every chain of the stack is full */
-    return list_take(c);
+    return true;
 }
 
 ws__job *ws__record_new(ws_pool *pool, ws__worker *self)
 {
-    if (WS_UNLIKELY(ws__test_fail_alloc_pending()))
-        return ws__malloc(sizeof(ws__job));
     ws__record_cache *c = self != NULL && self->pool == pool ? &self->records : &outside_cache;
-    /* A record's task is its first member: the lists link records through it. */
-    if (WS_LIKELY(c->chain != NULL))
+    /* A record's task is its first member: the lists link records through it. While the tests'
+     * allocation faults are armed, records come from the allocator (see the top). */
+    if (WS_LIKELY(!ws__test_fail_alloc_pending()) && (c->chain != NULL || list_refill(pool, c)))
         return (ws__job *)list_take(c);
-    return (ws__job *)record_new_slow(pool, c);
+    return ws__malloc(sizeof(ws__job));
 }
 
 void ws__record_free(ws_pool *pool, ws__worker *self, ws__job *j)
