@@ -428,7 +428,9 @@ WS_API WS_NODISCARD int ws_group_submit_cancellable(ws_group *g, ws_fn fn, ws_fn
 WS_API void ws_group_wait(ws_group *g);
 /* ws_group_wait, then ws_group_status(g). */
 WS_API int ws_group_wait_status(ws_group *g);
-/* Never blocks, never helps. 0 if every job submitted to g so far has finished, else EBUSY. */
+/* Never blocks, never helps. 0 if every job submitted to g so far has finished, else EBUSY. A
+ * worker may count a batch of outside jobs off g up to tens of microseconds after they ran,
+ * unless someone waits for g (docs/external.md, "Owed counts"). */
 WS_API int ws_group_try_wait(ws_group *g);
 /* As ws_group_wait for at most timeout_ns nanoseconds, without helping: 0 when every job has
  * finished, ETIMEDOUT when the time is up first. On a worker the caller counts as blocked

@@ -52,6 +52,8 @@ typedef struct ws__group {
     _Atomic uint32_t cancelled;
     _Atomic uint32_t error;   /* the first error: set once by ws_group_fail's CAS */
     _Atomic uint64_t skipped; /* jobs cancelled before they started: counted by their runners */
+    /* Threads in a wait for the group: a worker that owes the group counts settles them. */
+    _Atomic uint32_t waiters;
     /* Keeps pending off the lines of the fields above, wherever the caller put the group (see
      * below). */
     char apart[WS_CACHE_LINE];
@@ -152,6 +154,7 @@ static void group_init(ws__group *g, ws_pool *pool, ws__group *parent)
     ws_store_relaxed(&g->cancelled, 0);
     ws_store_relaxed(&g->error, 0);
     ws_store_relaxed(&g->skipped, 0);
+    ws_store_relaxed(&g->waiters, 0);
 }
 
 void ws_group_init(ws_group *group, ws_pool *pool)
@@ -266,8 +269,9 @@ static void job_body(ws__job *j, ws__group *g)
     }
 }
 
-/* Jobs of one group that the worker loop runs in one go (see batch_next). */
-enum { BATCH_MAX = 64 };
+/* Jobs of one group that the worker loop runs in one go (see batch_next), and the most finished
+ * jobs a worker may owe a group (see owe). */
+enum { BATCH_MAX = 64, OWED_MAX = 1u << 16 };
 
 /* Worker w runs a batch of g's jobs for its worker loop: the next one, or NULL when the loop
  * would pick something else now (its own deque or the urgent queue hold work, or the oldest
@@ -287,13 +291,54 @@ static ws__job *batch_next(ws__worker *w, ws__group *g, uint32_t done)
     return (ws__job *)t; /* a job's task is its first member */
 }
 
+/* Owed counts. A submitter streaming jobs to a worker that runs them as fast as they come keeps
+ * the injector nearly empty: batches end after a few jobs, and counting each batch off the
+ * group's word took the word's line from the submitter every few jobs (docs/external.md,
+ * "Batches"). So the worker loop's batches owe their counts instead (w->owed) and settle them
+ * when the worker would do anything else: run another task, yield or park in its search for
+ * work, or leave; or when a thread waits for the group (waiters, read in each round of the
+ * search's spin). Observable is only the count reaching 0, which means no job is left: a worker
+ * that owes counts has finished its batches and does nothing but look for the next one, and a
+ * waiter makes it settle within a spin round. Without a waiter (ws_group_try_wait, ws_pool_wait
+ * through the group's pool reference) the count is settled when the spin phase ends, tens of
+ * microseconds later at most. */
+static void settle(ws__worker *w, bool force)
+{
+    ws__group *g = (ws__group *)w->owed_group;
+    /* relaxed: a hint; without it, the spin's end settles. */
+    if (!force && ws_load_relaxed(&g->waiters) == 0)
+        return;
+    uint32_t n = w->owed;
+    w->owed = 0;
+    w->owed_group = NULL;
+    count_out(g, g->pool, n);
+}
+
+/* Worker w finished done jobs of g in a batch of its loop: owes them, or counts them off now. */
+static void owe(ws__worker *w, ws__group *g, uint32_t done)
+{
+    ws_pool *pool = g->pool;
+    /* relaxed: a hint, as in settle; profiling: see ws__worker_update_depth_limit. */
+    if (w->owed < OWED_MAX && ws_load_relaxed(&g->waiters) == 0 && pool->trace == NULL &&
+        ws_load_relaxed(&w->profiling) == 0) {
+        w->owed_group = g; /* the loop settled any other group's before running this batch */
+        w->owed += done;
+        w->settle = settle;
+        return;
+    }
+    done += w->owed;
+    w->owed = 0;
+    w->owed_group = NULL;
+    count_out(g, pool, done);
+}
+
 /* The runner of a group job (its task's fn): runs it as the thread's current group's job, which
  * groups made meanwhile are nested in (job_body); then frees its record and counts it out.
  *
  * A job the worker loop took from the injector is the first of a batch: while the oldest queued
  * job is one of the same group and nothing else would come first (batch_next), the runner takes
- * it and runs it too, which is what the loop would do next, and counts the group down once for
- * the whole batch. Only the count reaching 0 is observable (waits), and it cannot while the
+ * it and runs it too, which is what the loop would do next, and owes the group the whole batch's
+ * count at once (owe). Only the count reaching 0 is observable (waits), and it cannot while the
  * batch's next job, counted before it was queued, is unfinished; so the deferred decrements
  * change nothing but the traffic: a submitter adding to the group's word while a worker
  * subtracted from it took the word's cache line from each other twice per job. */
@@ -315,7 +360,10 @@ static void group_job_run(void *job)
         done++;
     } while (batch && (j = batch_next(w, g, done)) != NULL);
     ws__current_group = outer;
-    count_out(g, pool, done);
+    if (batch)
+        owe(w, g, done);
+    else
+        count_out(g, pool, done);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -343,11 +391,19 @@ static ws__task *own_job(ws__worker *w, ws__group *g)
     return t;
 }
 
+/* A thread starts (delta 1) or ends (-1) a wait for g: workers that owe g counts settle them. */
+static void waiting(ws__group *g, int delta)
+{
+    /* relaxed: a hint (settle). */
+    ws_fetch_add_relaxed(&g->waiters, (uint32_t)delta);
+}
+
 /* Waits until g has no pending job; w (NULL outside a worker of g's pool) runs g's jobs
  * meanwhile. */
 static void wait_pending(ws__group *g, ws__worker *w)
 {
     ws__wait wait = {.backoff = ws__backoff_start(w)};
+    waiting(g, 1);
     for (;;) {
         /* acquire: pairs with the release decrement in count_out. */
         uint32_t n = ws_load_acquire(&g->pending);
@@ -359,6 +415,7 @@ static void wait_pending(ws__group *g, ws__worker *w)
         if (ws__wait_step(w, &wait, t != NULL))
             ws__park_word(w, &g->pending, n);
     }
+    waiting(g, -1);
     ws__wait_end(w, &wait);
 }
 
@@ -434,7 +491,9 @@ int ws_group_timed_wait(ws_group *group, uint64_t timeout_ns)
     /* It does not help, so on a worker it holds a CPU from its pool: a spare stands in. */
     ws__prof_strand_end(); /* as in ws_group_wait */
     ws_block_begin();
+    waiting(g, 1);
     int err = sleep_until_done(g, deadline);
+    waiting(g, -1);
     ws_block_end();
     ws__prof_strand_begin();
     return err;

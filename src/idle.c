@@ -273,6 +273,9 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
             leave_search_busy(pool);
             return NULL;
         }
+        /* Spinning, the worker keeps its owed group counts unless someone waits for them;
+         * before it yields or sleeps it settles them. */
+        ws__worker_settle(w, b.round >= SPIN_ROUNDS);
         if (!ws__backoff_step(&b))
             continue;
         t = park(w, look, what);

@@ -343,6 +343,13 @@ typedef struct ws__worker {
     /* When the worker loop leaves: NULL for the P workers (at exit); a spare's retirement test
      * (spare.c), checked between tasks and whenever a search for work comes back empty. */
     bool (*should_leave)(ws__worker *w);
+    /* Owed counts (group.c, "Owed counts"): jobs of the group owed_group that this worker
+     * finished in batches from the injector and has not yet counted off the group's word.
+     * settle(w, force) counts them off: always when force, else only if a thread waits for
+     * the group. Call it through ws__worker_settle. */
+    const void *owed_group;
+    uint32_t owed;
+    void (*settle)(ws__worker *w, bool force);
     /* Spares only: 1 while the spare works, 0 while retired. Written under pool->spare_lock,
      * read by the spare's thread, which futex-waits on it. */
     _Atomic uint32_t spare_state;
@@ -350,6 +357,14 @@ typedef struct ws__worker {
     /* Counters: written by this worker only, read by statistics readers. */
     alignas(WS_CACHE_LINE) ws__counters counters;
 } ws__worker;
+
+/* Worker w counts off the group jobs it owes (see owed above): always when force (before it
+ * runs other work, yields or sleeps), else only if someone waits for their group. */
+static inline void ws__worker_settle(ws__worker *w, bool force)
+{
+    if (w->owed != 0)
+        w->settle(w, force);
+}
 
 /* Worker w recomputes its deque's depth cap after max_depth, profiling or tracing
  * changed: pushes leave the fast path at a new maximum depth (for the statistic), and always

@@ -378,10 +378,14 @@ void *ws__worker_main(void *arg)
         ws__task *t = next_task(w, &what);
         if (t == NULL)
             break;
+        /* Only the owed group's next batch may run before its count is settled. */
+        if (what != from_injector || !ws__task_is_job_of(t, w->owed_group))
+            ws__worker_settle(w, true);
         w->loop_injected = what == from_injector ? t : NULL;
         ws__task_run_taken(w, t, what);
         w->loop_injected = NULL;
     }
+    ws__worker_settle(w, true);
     ws__tls_worker = NULL;
     ws__tls_fast = (struct ws__fast *)&ws__no_fast_path;
     return NULL;

@@ -1,7 +1,7 @@
 # Tests of group errors, cancellation and waits with a limit (label: group). Sizes shrink under
 # the sanitizers; 4 workers is more than the machine's cores. The timeouts only catch hangs.
 foreach(p 1 2 4)
-  foreach(mode errors before during inside nested forkjoin rounds timed destroy placed)
+  foreach(mode errors before during inside nested forkjoin rounds timed destroy placed owed)
     ws_add_test(test_group_cancel SOURCES test_group_cancel.c TIMEOUT 180 LABELS group
                 ARGS ${p} ${mode})
   endforeach()

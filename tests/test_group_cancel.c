@@ -16,6 +16,10 @@
  *            never before the limit; 0 once done; from outside and from a worker
  *   destroy  cancelled jobs still queued when the pool is destroyed: destroy finishes, nothing
  *            leaks
+ *   owed     batches from outside that a worker finished and has not yet counted off (src/group.c,
+ *            "Owed counts") are counted off without a waiter: a job of another group that waits
+ *            for the group returns, ws_group_try_wait polled alone sees 0, and ws_pool_destroy
+ *            returns after a batch nobody waited for
  *   placed   a group at every 8-byte offset of two cache lines, in memory that held garbage
  *            before ws_group_init: jobs from outside and from a job all run, cancel, fail, status
  *            and reset behave (the count sits a line apart from the other fields wherever the
@@ -545,6 +549,75 @@ static void test_timed(void)
     ASSERT_OK(ws_group_status(&g)); /* a timeout is not an error of the group */
 }
 
+/* ---- owed ------------------------------------------------------------------------------- */
+
+typedef struct owed_ctx {
+    ws_group *g;
+    unsigned long long jobs;
+    atomic_ullong ran;
+} owed_ctx;
+
+static void owed_job(void *p)
+{
+    owed_ctx *c = p;
+    atomic_fetch_add(&c->ran, 1);
+}
+
+/* A job of another group, queued behind c's batch: the worker that takes it may owe c's group
+ * the counts of the batch it just ran. */
+static void owed_waiter(void *p)
+{
+    owed_ctx *c = p;
+    ws_group_wait(c->g);
+    ASSERT_EQ(atomic_load(&c->ran), c->jobs);
+}
+
+static void owed_batch(ws_pool *on, ws_group *g, owed_ctx *c)
+{
+    ws_group_init(g, on);
+    c->g = g;
+    atomic_store(&c->ran, 0);
+    for (unsigned long long i = 0; i < c->jobs; i++)
+        ASSERT_OK(ws_group_submit(g, owed_job, c, 0));
+}
+
+/* ws_group_try_wait, polled with nobody waiting, turns 0 (a hang is a failure). */
+static void poll_until_done(ws_group *g)
+{
+    double start = ext_now();
+    while (ws_group_try_wait(g) == EBUSY) {
+        if (ext_now() - start > EXT_HANG_SECONDS)
+            WS_TEST_FAIL("hang: try_wait still EBUSY after %.0f s", EXT_HANG_SECONDS);
+        sched_yield();
+    }
+}
+
+static void test_owed(void)
+{
+    unsigned rounds = (unsigned)test_scaled(60, 6);
+    owed_ctx c = {.jobs = test_scaled(3000, 300)};
+    for (unsigned r = 0; r < rounds; r++) {
+        ws_group g;
+        if (r % 3 == 0) {
+            owed_batch(pool, &g, &c);
+            ws_group h;
+            ws_group_init(&h, pool);
+            ASSERT_OK(ws_group_submit(&h, owed_waiter, &c, 0));
+            ASSERT_OK(ws_group_timed_wait(&h, (uint64_t)(EXT_HANG_SECONDS * 1e9)));
+        } else if (r % 3 == 1) {
+            owed_batch(pool, &g, &c);
+            ext_wait_at_least(&c.ran, c.jobs, "the batch's jobs");
+            poll_until_done(&g);
+        } else {
+            ws_pool *own = ext_pool(P, 0);
+            owed_batch(own, &g, &c);
+            ws_pool_destroy(own); /* waits for the batch, through the group's reference */
+            ASSERT_EQ(atomic_load(&c.ran), c.jobs);
+        }
+        ASSERT_OK(ws_group_try_wait(&g));
+    }
+}
+
 /* ---- placed ------------------------------------------------------------------------------ */
 
 enum { PLACED_JOBS = 200, PLACED_SPAN = 256 };
@@ -625,6 +698,8 @@ int main(int argc, char **argv)
         cancel_queued(true);
     else if (strcmp(mode, "placed") == 0)
         test_placed();
+    else if (strcmp(mode, "owed") == 0)
+        test_owed();
     else
         WS_TEST_FAIL("unknown mode %s", mode);
     ws_pool_destroy(pool);
