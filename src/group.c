@@ -294,12 +294,12 @@ static ws__job *batch_next(ws__worker *w, ws__group *g, uint32_t done)
 /* Owed counts. A submitter streaming jobs to a worker that runs them as fast as they come keeps
  * the injector nearly empty: batches end after a few jobs, and counting each batch off the
  * group's word took the word's line from the submitter every few jobs (docs/external.md,
- * "Batches"). So the worker loop's batches owe their counts instead (w->owed) and settle them
+ * "Owed counts"). So the worker loop's batches owe their counts instead (w->owed) and settle them
  * when the worker would do anything else: run another task, yield or park in its search for
  * work, or leave; or when a thread waits for the group (waiters, read in each round of the
  * search's spin). Observable is only the count reaching 0, which means no job is left: a worker
  * that owes counts has finished its batches and does nothing but look for the next one, and a
- * waiter makes it settle within a spin round. Without a waiter (ws_group_try_wait, ws_pool_wait
+ * waiter makes it settle within a spin round. Without a waiter (ws_group_try_wait, ws_pool_destroy
  * through the group's pool reference) the count is settled when the spin phase ends, tens of
  * microseconds later at most. */
 static void settle(ws__worker *w, bool force)
