@@ -272,11 +272,36 @@ static void job_body(ws__job *j, ws__group *g)
 /* Jobs of one group that the worker loop runs in one go (see batch_next), and the most finished
  * jobs a worker may owe a group (see owe). */
 enum { BATCH_MAX = 64, OWED_MAX = 1u << 16 };
+/* How long a batch that emptied the injector waits for its group's next jobs (see linger). */
+#define BATCH_LINGER_NS 40000u
+
+/* The injector is empty after a batch of g's jobs: waits up to BATCH_LINGER_NS before the batch
+ * looks once more, reading no line that a submitter writes. A submitter streaming jobs to a
+ * worker that keeps up with it leaves the injector empty after every few jobs; the worker then
+ * takes each job as soon as it is linked, and the two take the injector's tail, the records and
+ * the idle word from each other for every job (docs/external.md, "Lingering batches"). Waiting
+ * lets the jobs queue up, so that the next batches are full. False if cut short: someone waits
+ * for g (its count is owed), or urgent work came. */
+static bool linger(ws_pool *pool, ws__group *g)
+{
+    /* relaxed: a hint, as in settle. */
+    if (ws_load_relaxed(&g->waiters) != 0)
+        return false;
+    uint64_t end = ws__now_ns() + BATCH_LINGER_NS;
+    do {
+        for (int i = 0; i < 64; i++)
+            ws__cpu_relax();
+        /* relaxed: as above. */
+        if (ws_load_relaxed(&g->waiters) != 0 || ws__injector_maybe_nonempty(&pool->urgent))
+            return false;
+    } while (ws__now_ns() < end);
+    return true;
+}
 
 /* Worker w runs a batch of g's jobs for its worker loop: the next one, or NULL when the loop
  * would pick something else now (its own deque or the urgent queue hold work, or the oldest
- * queued job is not g's), or when the batch must end: it is full, or the pool is traced or
- * profiled (the loop's run wraps each task). */
+ * queued job is not g's), or when the batch must end: it is full, the pool is traced or
+ * profiled (the loop's run wraps each task), or the injector stayed empty while it lingered. */
 static ws__job *batch_next(ws__worker *w, ws__group *g, uint32_t done)
 {
     ws_pool *pool = w->pool;
@@ -285,6 +310,9 @@ static ws__job *batch_next(ws__worker *w, ws__group *g, uint32_t done)
         ws__wdeque_size(&w->deque) != 0 || ws__injector_maybe_nonempty(&pool->urgent))
         return NULL;
     ws__task *t = ws__injector_take_owned(&pool->injector, g);
+    /* Only an empty injector: another group's job, or a push in flight, ends the batch now. */
+    if (t == NULL && !ws__injector_maybe_nonempty(&pool->injector) && linger(pool, g))
+        t = ws__injector_take_owned(&pool->injector, g);
     if (t == NULL)
         return NULL;
     ws__count(w, injector_takes, 1);
