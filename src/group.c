@@ -6,8 +6,9 @@
  * an injector (FIFO), and counts as external work that ws_pool_destroy waits for.
  *
  * A group counts its unfinished jobs in one 32-bit word, which is also the futex a waiter
- * sleeps on: the last job's completion changes the word and wakes the waiter, and touches the
- * group no more (the waiter may return and free it at once).
+ * sleeps on: the decrement that reaches 0 (a job's completion, or a worker settling the count of
+ * the batches it owes, see "Owed counts" below) wakes the waiter, and touches the group no more
+ * (the waiter may return and free it at once).
  *
  * Destroy waits for injected jobs (pool.c, the admission word). A group's injected jobs do not
  * each count themselves there: the group holds one reference of its pool for all of them, a bit
