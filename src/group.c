@@ -276,13 +276,14 @@ enum { BATCH_MAX = 64, OWED_MAX = 1u << 16 };
 /* How long a batch that emptied the injector waits for its group's next jobs (see linger). */
 #define BATCH_LINGER_NS 40000u
 
-/* The injector is empty after a batch of g's jobs: waits up to BATCH_LINGER_NS before the batch
- * looks once more, reading no line that a submitter writes. A submitter streaming jobs to a
- * worker that keeps up with it leaves the injector empty after every few jobs; the worker then
- * takes each job as soon as it is linked, and the two take the injector's tail, the records and
- * the idle word from each other for every job (docs/external.md, "Lingering batches"). Waiting
- * lets the jobs queue up, so that the next batches are full. False if cut short: someone waits
- * for g (its count is owed), or urgent work came. */
+/* The injector is empty after a batch of g's jobs: waits until it is not, for up to
+ * BATCH_LINGER_NS, looking at it only every 64 pauses. A submitter streaming jobs to a worker
+ * that keeps up with it leaves the injector empty after every few jobs; the worker then takes
+ * each job as soon as it is linked, and the two take the injector's tail, the records and the
+ * idle word from each other for every job (docs/external.md, "Lingering batches"). The pauses
+ * let a few jobs queue up between looks, and keep the wait short for a job that comes alone.
+ * True: look again; false if cut short: someone waits for g (its count is owed), or urgent work
+ * came. */
 static bool linger(ws_pool *pool, ws__group *g)
 {
     /* relaxed: a hint, as in settle. */
@@ -295,8 +296,10 @@ static bool linger(ws_pool *pool, ws__group *g)
         /* relaxed: as above. */
         if (ws_load_relaxed(&g->waiters) != 0 || ws__injector_maybe_nonempty(&pool->urgent))
             return false;
+        if (ws__injector_maybe_nonempty(&pool->injector))
+            return true;
     } while (ws__now_ns() < end);
-    return true;
+    return false;
 }
 
 /* Worker w runs a batch of g's jobs for its worker loop: the next one, or NULL when the loop
