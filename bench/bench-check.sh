@@ -13,7 +13,7 @@ csv=$(mktemp)
 trap 'rm -f "$csv"' EXIT
 
 echo "bench-check: load average $(cut -d' ' -f1-3 /proc/loadavg)"
-"$build/bench/bench_external" --sections wakeup,batch --workers 2 --samples 2000 --reps 5 \
+"$build/bench/bench_external" --sections wakeup,batch,lone --workers 2 --samples 2000 --reps 5 \
     --jobs 300000 --csv "$csv" >/dev/null
 value() { awk -F, -v s="$1" -v v="$2" -v p="$3" -v m="$4" \
     '$1 == s && $2 == v && $3 == p && $4 == m { print $5 }' "$csv"; }
@@ -25,6 +25,7 @@ got[wakeup_p50_vs_floor]=$(ratio "$(value wakeup worksteal 2 p50_us)" "$(value w
 got[pool_run_p50_vs_mutex]=$(ratio "$(value wakeup ws_pool_run 2 p50_us)" "$(value wakeup mutex 2 p50_us)")
 got[batch_rate_vs_mutex_1w]=$(ratio "$(value batch mutex 1 ms)" "$(value batch worksteal 1 ms)")
 got[batch_rate_vs_mutex_2w]=$(ratio "$(value batch mutex 2 ms)" "$(value batch worksteal 2 ms)")
+got[lone_p50_vs_mutex]=$(ratio "$(value lone worksteal 1 p50_us)" "$(value lone mutex 1 p50_us)")
 if command -v valgrind >/dev/null 2>&1; then
     # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync"
     # and "typed" columns.

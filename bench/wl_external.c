@@ -1,7 +1,7 @@
 /* wl_external.c: benchmarks of external work: the injector, wake-ups and priorities.
  *
  *   bench_external [--quick] [--workers N] [--reps N] [--jobs N] [--samples N] [--csv FILE]
- *                  [--sections throughput,queues,wakeup,priority,batch]
+ *                  [--sections throughput,queues,wakeup,priority,batch,lone]
  *
  * 1. Injector throughput. 1, 2 and 4 producer threads (outside the pool) submit --jobs tiny jobs
  *    in total (default 10^6) to a pool of --workers workers (default: the online CPUs); the
@@ -30,6 +30,11 @@
  * 4. Batch: --jobs tiny group jobs submitted from the main thread and waited for, at 1 and 2
  *    workers, against the mutex pool (ws-bench's batch workload in small; see bench_batch). Run
  *    only when named in --sections.
+ * 5. Lone jobs: --samples / 2 group jobs submitted one at a time from the main thread, 10 us
+ *    apart, to a pool of 1 worker, and the same to the mutex pool: the time from the submission
+ *    to the job's start, p50 and p99. The worker has finished each job before the next comes,
+ *    so this is what a job submitted alone waits; a batch that lingers for its group's next jobs
+ *    must not hold it back (docs/external.md, "Lingering batches").
  * --quick: tiny sizes for CI (numbers meaningless). --csv FILE: one row per figure.
  * A run in which a job was lost or ran twice makes the program exit 1.
  */
@@ -953,7 +958,8 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_external [--quick] [--workers N] [--reps N] [--jobs N] "
                     "[--samples N] [--csv FILE] [--sections LIST]\n"
-                    "  LIST: comma-separated subset of throughput,queues,wakeup,priority,batch\n");
+                    "  LIST: comma-separated subset of "
+                    "throughput,queues,wakeup,priority,batch,lone\n");
     return 1;
 }
 
@@ -966,6 +972,76 @@ static bool parse_ulong(const char *s, unsigned long *out)
         return false;
     *out = v;
     return true;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* 5. Lone jobs                                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+enum { LONE_GAP_NS = 10000 };
+
+/* n group jobs (or mutex-pool jobs, wp NULL), one every LONE_GAP_NS, each stamping its start in
+ * slots[i]; lat[i]: microseconds from its submission to its start. */
+static void lone_run(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
+                     double *lat, size_t n)
+{
+    ws_group g;
+    if (wp != NULL)
+        ws_group_init(&g, wp);
+    for (size_t i = 0; i < n; i++) {
+        spin_for_ns(LONE_GAP_NS);
+        slots[i].start = 0;
+        atomic_init(&slots[i].done, 0);
+        sent[i] = now_ns();
+        if (wp == NULL)
+            cq_submit(cp, &tasks[i], wk_stamp, &slots[i]);
+        else if (ws_group_submit(&g, wk_stamp, &slots[i], 0) != 0) {
+            fprintf(stderr, "ws_group_submit failed\n");
+            exit(2);
+        }
+    }
+    if (wp != NULL)
+        ws_group_wait(&g);
+    else
+        cq_pool_wait(cp);
+    for (size_t i = 0; i < n; i++)
+        lat[i] = (double)(slots[i].start - sent[i]) * 1e-3;
+}
+
+static void bench_lone(const xb_opts *o)
+{
+    size_t n = o->samples / 2 > 0 ? o->samples / 2 : 1;
+    cq_task *tasks = calloc(n, sizeof *tasks);
+    wk_slot *slots = calloc(n, sizeof *slots);
+    uint64_t *sent = calloc(n, sizeof *sent);
+    double *ws = calloc(n, sizeof *ws), *cq = calloc(n, sizeof *cq);
+    if (tasks == NULL || slots == NULL || sent == NULL || ws == NULL || cq == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    ws_pool *wp = make_ws_pool(1);
+    cq_pool *cp = make_cq_pool(1);
+    lone_run(wp, NULL, tasks, slots, sent, ws, n);
+    lone_run(NULL, cp, tasks, slots, sent, cq, n);
+    ws_pool_destroy(wp);
+    cq_pool_destroy(cp);
+    printf("5. Lone jobs: %zu group jobs, one every %u us from the main thread to a pool of 1 "
+           "worker,\n   from the submission to the job's start (microseconds)\n\n",
+           n, LONE_GAP_NS / 1000u);
+    printf("   %-18s %9s %9s %9s %9s\n", "pool", "p50", "p90", "p99", "max");
+    double w50, w99, c50, c99;
+    latency_row("worksteal", ws, n, &w50, &w99);
+    latency_row("mutex queue", cq, n, &c50, &c99);
+    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/mutex", w50 / c50, "", w99 / c99);
+    csv_row("lone", "worksteal", 1, "p50_us", w50);
+    csv_row("lone", "worksteal", 1, "p99_us", w99);
+    csv_row("lone", "mutex", 1, "p50_us", c50);
+    csv_row("lone", "mutex", 1, "p99_us", c99);
+    free(tasks);
+    free(slots);
+    free(sent);
+    free(ws);
+    free(cq);
 }
 
 /* Is section `name` in the comma-separated list? NULL: every section but the batch, which
@@ -1031,11 +1107,9 @@ int external_bench_main(int argc, char **argv)
     static const struct {
         const char *name;
         void (*run)(const xb_opts *);
-    } sections[] = {{"throughput", bench_throughput},
-                    {"queues", bench_queues},
-                    {"wakeup", bench_wakeup},
-                    {"priority", bench_priority},
-                    {"batch", bench_batch}};
+    } sections[] = {{"throughput", bench_throughput}, {"queues", bench_queues},
+                    {"wakeup", bench_wakeup},         {"priority", bench_priority},
+                    {"batch", bench_batch},           {"lone", bench_lone}};
     for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++)
         if (section_wanted(o.sections, sections[k].name))
             sections[k].run(&o);
