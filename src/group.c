@@ -346,22 +346,16 @@ static void settle(ws__worker *w, bool force)
     count_out(g, g->pool, n);
 }
 
-/* Worker w finished done jobs of g in a batch of its loop: owes them, or counts them off now. */
+/* Worker w finished done jobs of g in a batch of its loop: owes them, and counts everything it
+ * owes off at once if it may not keep owing (see settle for the waiters). */
 static void owe(ws__worker *w, ws__group *g, uint32_t done)
 {
-    ws_pool *pool = g->pool;
-    /* relaxed: a hint, as in settle; profiling: see ws__worker_update_depth_limit. */
-    if (w->owed < OWED_MAX && ws_load_relaxed(&g->waiters) == 0 && pool->trace == NULL &&
-        ws_load_relaxed(&w->profiling) == 0) {
-        w->owed_group = g; /* the loop settled any other group's before running this batch */
-        w->owed += done;
-        w->settle = settle;
-        return;
-    }
-    done += w->owed;
-    w->owed = 0;
-    w->owed_group = NULL;
-    count_out(g, pool, done);
+    w->owed_group = g; /* the loop settled any other group's before running this batch */
+    w->owed += done;
+    w->settle = settle;
+    /* relaxed: see ws__worker_update_depth_limit. */
+    bool keep = w->owed < OWED_MAX && g->pool->trace == NULL && ws_load_relaxed(&w->profiling) == 0;
+    settle(w, !keep);
 }
 
 /* The runner of a group job (its task's fn): runs it as the thread's current group's job, which
