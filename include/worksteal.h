@@ -134,8 +134,8 @@ WS_API void ws_sync(ws_task *task);
  * always. The layouts below mirror src/deque.h and src/internal.h, which check them at compile
  * time; docs/deque.md ("The inline fast path") has the argument. */
 #if defined(__GNUC__)
-/* The owner's fields of a worker's deque (the first bytes of struct ws_sdeque). bottom, limit
- * and fast_joins are atomic: accessed with __atomic builtins only. */
+/* The owner's fields of a worker's deque (the first bytes of struct ws_sdeque). bottom, limit,
+ * fast_joins and fast_syncs are atomic: accessed with __atomic builtins only. */
 struct ws__fast {
     int64_t bottom;
     int64_t guard;
@@ -145,6 +145,7 @@ struct ws__fast {
     uint64_t limit;
     uint64_t fast_joins;
     int64_t open_spawns;
+    uint64_t fast_syncs;
 };
 
 /* A fork child's task record (the leading fields of the library's ws__task). */
@@ -156,10 +157,18 @@ struct ws__join_rec {
     void *rest[3];
 };
 
-/* The flags of a record pushed by the inline ws_spawn, and the state the inline ws_sync leaves
- * in it (src/internal.h and src/join.c check both against their own names). */
+/* A spawned task's record (a ws_task): the task, then the deque's bottom just after the inline
+ * ws_spawn pushed it (one past its index; at least 1), or WS__NOT_INLINE: not pushed by the
+ * inline ws_spawn, or synced already. */
+struct ws__spawn_rec {
+    struct ws__join_rec rec;
+    int64_t bottom;
+};
+
+/* The flags of a record pushed by the inline ws_spawn (src/join.c checks it against its own
+ * name), and the bottom of a record that the inline ws_sync must leave to the library. */
 #define WS__SPAWN_INLINE 0x800u
-#define WS__TASK_SYNCED  0x5d5d0003u
+#define WS__NOT_INLINE   (-1)
 
 /* The calling thread's worker deque; on other threads an owner's line on which every inline
  * push and pop declines (so that no test for NULL is needed). initial-exec: one load, no call,
@@ -188,12 +197,12 @@ static inline void ws__join_unwind(struct ws__join_rec **guard)
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
 /* Pushes record t (fn, arg; flags) on the calling worker's deque if the deque's one comparison
  * lets it (1 <= bottom - top_seen <= limit: a thief asking for work, profiling and tracing set
- * limit to 0), and sets *index to the index it filled. False: not a worker, or the push needs
- * the library. */
+ * limit to 0), and sets *end to the new bottom (one past the index it filled). False: not a
+ * worker, or the push needs the library. */
 static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast *f,
                                                                 struct ws__join_rec *t, ws_fn fn,
                                                                 void *arg, uint32_t flags,
-                                                                int64_t *index)
+                                                                int64_t *end)
 {
     int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
     if (__builtin_expect((uint64_t)(bottom - f->top_seen) - 1 >=
@@ -212,33 +221,36 @@ static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast 
 #endif
     __atomic_store_n(&f->slot[(uint64_t)bottom & f->mask], (void *)t, __ATOMIC_RELAXED);
     __atomic_store_n(&f->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
-    *index = bottom;
+    *end = bottom + 1;
     return true;
 }
 
+/* Adds one to a counter of the calling worker's (one writer, read by statistics readers). */
+static inline __attribute__((always_inline)) void ws__fast_count(uint64_t *counter)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    /* Readers load it atomically: an unlocked add to memory is a single-copy-atomic update on
+     * x86-64, one instruction where a relaxed load and store are three. */
+    __asm__("incq %0" : "+m"(*counter));
+#else
+    __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+#endif
+}
+
 /* Takes the newest item, at index top, back (the caller checked that it is private and its
- * own), and counts a fork whose child was not stolen. */
+ * own): bottom becomes top. */
 static inline __attribute__((always_inline)) void ws__fast_pop(struct ws__fast *f, int64_t top)
 {
     __atomic_store_n(&f->bottom, top, __ATOMIC_RELEASE);
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-    /* One writer (this worker), readers load it atomically: an unlocked add to memory is a
-     * single-copy-atomic update on x86-64, one instruction where a relaxed load and store are
-     * three. */
-    __asm__("incq %0" : "+m"(f->fast_joins));
-#else
-    __atomic_store_n(&f->fast_joins, __atomic_load_n(&f->fast_joins, __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-#endif
 }
 
 static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void *a_arg, ws_fn b,
                                                                   void *b_arg)
 {
     struct ws__join_rec t;
-    int64_t index;
+    int64_t end;
     if (__builtin_expect(
-            a == NULL || b == NULL || !ws__fast_push(ws__tls_fast, &t, b, b_arg, 0, &index), 0)) {
+            a == NULL || b == NULL || !ws__fast_push(ws__tls_fast, &t, b, b_arg, 0, &end), 0)) {
         ws_join(a, a_arg, b, b_arg);
         return;
     }
@@ -252,31 +264,32 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
      * a() left the deque as it found it (waits run only their own work, so nothing under the
      * child was popped), unless it left group jobs above it: ws__join_finish runs those. */
     struct ws__fast *f = ws__tls_fast;
-    if (__builtin_expect(
-            __atomic_load_n(&f->bottom, __ATOMIC_RELAXED) == index + 1 && index >= f->guard, 1)) {
-        ws__fast_pop(f, index);
+    if (__builtin_expect(__atomic_load_n(&f->bottom, __ATOMIC_RELAXED) == end && end > f->guard,
+                         1)) {
+        ws__fast_pop(f, end - 1);
+        ws__fast_count(&f->fast_joins); /* a fork whose child was not stolen */
         b(t.arg);
         return;
     }
     ws__join_finish(&t);
 }
 
-/* The inline ws_sync's test: task, the newest item of the calling worker's deque, private,
- * pushed by the inline ws_spawn, is taken back (and marked synced); the caller runs it. False:
- * nothing was done, the library's ws_sync must finish the sync. */
+/* The inline ws_sync's test: task, pushed by the inline ws_spawn at the calling worker's newest
+ * index, which is private, is taken back (and marked synced); the caller runs it. False:
+ * nothing was done, the library's ws_sync must finish the sync. The bottom it recorded alone
+ * identifies the item: a record pushed there and stolen lies below the guard for good (the
+ * guard never falls below top); every sync, and a push by the library, leave WS__NOT_INLINE;
+ * a zeroed record's 0 fails the guard test. */
 static inline __attribute__((always_inline)) bool ws__sync_take(ws_task *task)
 {
-    struct ws__join_rec *t = (struct ws__join_rec *)(void *)task;
+    struct ws__spawn_rec *s = (struct ws__spawn_rec *)(void *)task;
     struct ws__fast *f = ws__tls_fast;
-    int64_t top = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED) - 1;
-    if (__builtin_expect(top < f->guard || t->flags != WS__SPAWN_INLINE ||
-                             __atomic_load_n(&f->slot[(uint64_t)top & f->mask], __ATOMIC_RELAXED) !=
-                                 (void *)t,
-                         0))
+    int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
+    if (__builtin_expect(s->bottom != bottom || bottom <= f->guard, 0))
         return false;
-    ws__fast_pop(f, top);
-    f->open_spawns--;
-    __atomic_store_n(&t->state, WS__TASK_SYNCED, __ATOMIC_RELAXED); /* a second sync aborts */
+    ws__fast_pop(f, bottom - 1);
+    s->bottom = WS__NOT_INLINE;     /* a second sync goes to the library, which aborts */
+    ws__fast_count(&f->fast_syncs); /* closes the open spawn (src/worker.c checks the balance) */
     return true;
 }
 
@@ -284,10 +297,9 @@ static inline __attribute__((always_inline)) void ws__spawn_inline(ws_task *task
                                                                    void *arg)
 {
     struct ws__fast *f = ws__tls_fast;
-    int64_t index;
+    struct ws__spawn_rec *s = (struct ws__spawn_rec *)(void *)task;
     if (__builtin_expect(task == NULL || fn == NULL ||
-                             !ws__fast_push(f, (struct ws__join_rec *)(void *)task, fn, arg,
-                                            WS__SPAWN_INLINE, &index),
+                             !ws__fast_push(f, &s->rec, fn, arg, WS__SPAWN_INLINE, &s->bottom),
                          0)) {
         ws_spawn(task, fn, arg);
         return;
@@ -351,7 +363,7 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
     {                                                                \
         if (WS__SYNC_TAKE(&f->task))                                 \
             return name ARGS;                                        \
-        ws_sync(&f->task);                                           \
+        (ws_sync)(&f->task); /* the library's */                     \
         return f->result;                                            \
     }                                                                \
     static R name PARAMS

@@ -376,6 +376,7 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     ws_store_relaxed(&q->limit, 0);
     ws_store_relaxed(&q->fast_joins, 0);
     q->open_spawns = 0;
+    ws_store_relaxed(&q->fast_syncs, 0);
     q->guard = 0;
     q->top_seen = 0;
     q->slot = a->slot;

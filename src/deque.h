@@ -209,13 +209,16 @@ typedef struct ws_sdeque {
      * path; set to 0 by a thief asking for work and by ws__sdeque_force_slow. */
     _Atomic uint64_t limit;
     /* The owner's count of joins whose child it pushed and popped back on the fast path (one
-     * writer, read by statistics readers); here, on the owner's line, because the inline join
-     * of worksteal.h counts it (the fields up to here are its struct ws__fast). */
+     * writer, read by statistics readers); here, beside the fields the inline fork-join of
+     * worksteal.h reads, because it counts them (the fields from bottom to fast_syncs are its
+     * struct ws__fast). */
     _Atomic uint64_t fast_joins;
-    /* Owner only: tasks pushed by the inline ws_spawn of worksteal.h and not synced yet, so
-     * that a task returning with one unsynced is caught (join.c) as the library's spawn stack
-     * catches its own. */
+    /* Owner only: spawns on this worker (the library's and the inline ones), less those that
+     * the library synced; with fast_syncs, the syncs that worksteal.h's inline ws_sync took
+     * back (one writer, read by statistics readers), open_spawns - fast_syncs is the number of
+     * spawns not synced yet, so that a task returning with one unsynced is caught (worker.c). */
     int64_t open_spawns;
+    _Atomic uint64_t fast_syncs;
     int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
     int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
@@ -322,7 +325,8 @@ typedef struct ws_locked_deque {
     _Atomic int64_t top, bottom;
     uint64_t growths;
     _Atomic uint64_t fast_joins; /* as in ws_sdeque (the locked build has no inline join) */
-    int64_t open_spawns;         /* as in ws_sdeque (always 0 here) */
+    int64_t open_spawns;         /* as in ws_sdeque */
+    _Atomic uint64_t fast_syncs; /* as in ws_sdeque (always 0 here) */
 } ws_locked_deque;
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);

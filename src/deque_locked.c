@@ -34,6 +34,7 @@ int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity)
     q->growths = 0;
     ws_store_relaxed(&q->fast_joins, 0); /* relaxed: before any other thread sees q */
     q->open_spawns = 0;
+    ws_store_relaxed(&q->fast_syncs, 0); /* relaxed: as above */
     return 0;
 }
 

@@ -79,6 +79,7 @@ WS_SAME_FIELD_(ws_sdeque, mask, struct ws__fast, mask);
 WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
 WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
 WS_SAME_FIELD_(ws_sdeque, open_spawns, struct ws__fast, open_spawns);
+WS_SAME_FIELD_(ws_sdeque, fast_syncs, struct ws__fast, fast_syncs);
 
 /* ---- tasks and jobs ---------------------------------------------------------------------- */
 
@@ -99,7 +100,6 @@ enum {
     WS_TASK_THIEF_SHIFT = 8,
     WS_TASK_SYNCED = 0x5d5d0003u,
 };
-_Static_assert(WS_TASK_SYNCED == WS__TASK_SYNCED, "the inline ws_sync's synced state");
 
 /* What finishing a task means, by kind. */
 enum {
@@ -170,6 +170,15 @@ WS_SAME_FIELD_(ws__task, state, struct ws__join_rec, state);
 WS_SAME_FIELD_(ws__task, flags, struct ws__join_rec, flags);
 _Static_assert(alignof(ws__task) <= alignof(ws_task), "ws_task must align a task record");
 
+/* A ws_task as a spawn uses it: the record, then the deque's bottom just after worksteal.h's
+ * inline ws_spawn pushed it (WS__NOT_INLINE when the library spawned it, and once synced). */
+typedef struct ws__spawn {
+    ws__task task;
+    int64_t bottom;
+} ws__spawn;
+_Static_assert(sizeof(ws__spawn) <= sizeof(ws_task), "ws_task must hold a spawn record");
+WS_SAME_FIELD_(ws__spawn, bottom, struct ws__spawn_rec, bottom);
+
 /* ---- work and span (profile.c) --------------------------------------------------------- */
 
 /* Where a child's measured totals go (on the parent's stack for joins, on the heap for spawns):
@@ -217,6 +226,9 @@ typedef struct ws__counters {
 
 /* The calling worker adds to its own counter: relaxed, single writer (see atomics.h). */
 #define ws__count(w, field, v) ws_counter_add(&(w)->counters.field, (v))
+
+/* The spawns on worker w not synced yet (see ws_sdeque.open_spawns). */
+static inline int64_t ws__open_spawns(struct ws__worker *w);
 
 /* Prints the per-worker report of pool on stderr (WS_STATS=1 at destroy). */
 void ws__stats_report(ws_pool *pool);
@@ -621,6 +633,12 @@ static inline void ws__prof_note_steal(ws__worker *w)
     /* relaxed: see ws__worker_update_depth_limit. */
     if (WS_UNLIKELY(ws_load_relaxed(&w->profiling) != 0))
         w->steal_begin_ns = ws__now_ns();
+}
+
+static inline int64_t ws__open_spawns(ws__worker *w)
+{
+    /* relaxed: w's own counter (the caller is w's thread). */
+    return w->deque.open_spawns - (int64_t)ws_load_relaxed(&w->deque.fast_syncs);
 }
 
 /* The spare workers (for blocking tasks) are workers P..P+nspares-1 of workers[]; the loop

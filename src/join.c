@@ -346,6 +346,7 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
         ws__contract_violation("ws_spawn", "NULL task or function");
     ws__task *t = (ws__task *)task;
     ws__task_init(t, fn, arg);
+    ((ws__spawn *)t)->bottom = WS__NOT_INLINE; /* the inline ws_sync leaves it to ws_sync */
     ws__worker *w = ws__tls_worker;
     if (WS_UNLIKELY(w == NULL)) {
         spawn_stack_push(t);
@@ -417,8 +418,10 @@ static inline bool sync_popped_fast(ws__worker *w, ws__task *t)
 static WS_NOINLINE void sync_on_worker(ws__task *t)
 {
     ws__worker *w = ws__tls_worker;
-    /* relaxed: the spawning thread's own earlier store. */
-    if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED)
+    ws__spawn *s = (ws__spawn *)t;
+    /* relaxed: the spawning thread's own earlier store. The inline ws_sync marks the index. */
+    if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED ||
+        (t->flags == SPAWN_INLINE && s->bottom == WS__NOT_INLINE))
         ws__contract_violation("ws_sync", "task synced twice");
     if (t->flags != SPAWN_RAN) {
         if (w == NULL)
@@ -431,6 +434,7 @@ static WS_NOINLINE void sync_on_worker(ws__task *t)
     }
     /* relaxed: only this thread reads it, to diagnose a second ws_sync. */
     ws_store_relaxed(&t->state, WS_TASK_SYNCED);
+    s->bottom = WS__NOT_INLINE; /* and the inline ws_sync leaves it to ws_sync */
 }
 
 void ws_sync(ws_task *task)

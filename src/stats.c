@@ -22,7 +22,8 @@ static void worker_stats(ws__worker *w, ws_stats *out)
     WS_STATS_FIELDS(WS_READ_FIELD_)
 #undef WS_READ_FIELD_
     out->deque_growths += ws__wdeque_growths(&w->deque);
-    uint64_t fast = ws_load_relaxed(&w->deque.fast_joins); /* relaxed: a statistic */
+    /* relaxed: statistics. Each fast join or sync is one spawn and one pop. */
+    uint64_t fast = ws_load_relaxed(&w->deque.fast_joins) + ws_load_relaxed(&w->deque.fast_syncs);
     out->spawns += fast;
     out->pops += fast;
 }

@@ -185,7 +185,7 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
      * tasks have joiners; jobs skip the locked instruction. */
     if (w != NULL && kind == WS_KIND_WAITED)
         ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
-    int64_t open = w != NULL ? w->deque.open_spawns : 0;
+    int64_t open = w != NULL ? ws__open_spawns(w) : 0;
     struct ws__group *group = ws__current_group;
     ws__current_group = NULL; /* a stolen child is in no group; a job's runner sets its own */
     {
@@ -194,7 +194,7 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
         guard = NULL;
     }
     ws__current_group = group;
-    if (WS_UNLIKELY(w != NULL && w->deque.open_spawns != open))
+    if (WS_UNLIKELY(w != NULL && ws__open_spawns(w) != open))
         ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
     if (kind == WS_KIND_WAITED)
         complete_waited(t);

@@ -300,7 +300,7 @@ static void nothing(void *p)
 
 typedef struct violation {
     const char *what;     /* description */
-    const char *function; /* the name the message must contain */
+    const char *function; /* the name (or words) the message must contain */
     void (*body)(void *); /* the violation */
     unsigned workers;     /* 0: call body from the child's main thread, outside any worker */
 } violation;
@@ -334,6 +334,31 @@ static void sync_twice_inline(void *p)
     ws_spawn(&t2, nothing, NULL); /* inline */
     ws_sync(&t2);
     ws_sync(&t2);
+}
+
+/* The second sync comes after another inline spawn filled the same index: the synced record
+ * must not pass for the new one (which would then run twice, and the new one never). The inline
+ * ws_sync takes back only private items: items pushed onto an empty deque are public up to the
+ * reserve (the pool's thread count, spares included, at most 1024), so the test stands on that
+ * many open spawns first; and a push deeper than the deque has been goes through the library
+ * (the depth statistic), so t1 goes there first. */
+enum { UNDER = 1100 };
+static void sync_twice_reused(void *p)
+{
+    (void)p;
+    static ws_task under[UNDER];
+    for (int i = 0; i < UNDER; i++)
+        ws_spawn(&under[i], nothing, NULL);
+    ws_task t1, t2, t3;
+    ws_spawn(&t1, nothing, NULL); /* deeper than ever: through the library */
+    ws_sync(&t1);
+    ws_spawn(&t2, nothing, NULL); /* inline */
+    ws_sync(&t2);
+    ws_spawn(&t3, nothing, NULL); /* inline, at t2's index */
+    ws_sync(&t2);
+    ws_sync(&t3);
+    for (int i = UNDER - 1; i >= 0; i--)
+        ws_sync(&under[i]);
 }
 
 /* Syncs the older task first while the newer, inline one is still in the deque. A sync out of
@@ -484,6 +509,8 @@ int main(int argc, char **argv)
             {"ws_sync of the same task twice", "ws_sync", sync_twice, 2},
             {"ws_sync of the same inline-spawned task twice", "ws_sync", sync_twice_inline, 1},
             {"ws_sync of the same inline-spawned task twice", "ws_sync", sync_twice_inline, 2},
+            {"ws_sync twice, the index reused in between", "synced twice", sync_twice_reused, 1},
+            {"ws_sync twice, the index reused in between", "synced twice", sync_twice_reused, 2},
             {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 1},
             {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 0},
         };
