@@ -139,7 +139,7 @@ WS_API void ws_sync(ws_task *task);
 struct ws__fast {
     int64_t bottom;
     int64_t guard;
-    int64_t top_seen;
+    int64_t fast_base;
     void **slot;
     uint64_t mask;
     uint64_t limit;
@@ -196,8 +196,8 @@ static inline void ws__join_unwind(struct ws__join_rec **guard)
 
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
 /* Pushes record t (fn, arg; flags) on the calling worker's deque if the deque's one comparison
- * lets it (1 <= bottom - top_seen <= limit: a thief asking for work, profiling and tracing set
- * limit to 0), and sets *end to the new bottom (one past the index it filled). False: not a
+ * lets it (bottom - fast_base < limit, unsigned: a thief asking for work, profiling and tracing
+ * set limit to 0), and sets *end to the new bottom (one past the index it filled). False: not a
  * worker, or the push needs the library. */
 static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast *f,
                                                                 struct ws__join_rec *t, ws_fn fn,
@@ -205,9 +205,8 @@ static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast 
                                                                 int64_t *end)
 {
     int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
-    if (__builtin_expect((uint64_t)(bottom - f->top_seen) - 1 >=
-                             __atomic_load_n(&f->limit, __ATOMIC_RELAXED),
-                         0))
+    if (__builtin_expect(
+            (uint64_t)(bottom - f->fast_base) >= __atomic_load_n(&f->limit, __ATOMIC_RELAXED), 0))
         return false;
     t->fn = fn;
     t->arg = arg;

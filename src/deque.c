@@ -378,7 +378,7 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     q->open_spawns = 0;
     ws_store_relaxed(&q->fast_syncs, 0);
     q->guard = 0;
-    q->top_seen = 0;
+    q->fast_base = 1; /* top 0, as read */
     q->slot = a->slot;
     q->mask = a->mask;
     q->reserve = reserve < WS_SDEQUE_MAX_RESERVE ? reserve : WS_SDEQUE_MAX_RESERVE;
@@ -399,8 +399,8 @@ static int64_t sdeque_tripwire(const ws_sdeque *q)
     return (int64_t)(q->mask >> TRIPWIRE_SHIFT);
 }
 
-/* Owner only: installs the fast path's room (the most items, counted from top_seen, that keep
- * the array from overflowing, the deque within depth_cap and below an armed tripwire), unless
+/* Owner only: installs the fast path's room (the most items, counted from top as last read, that
+ * keep the array from overflowing, the deque within depth_cap and below an armed tripwire), unless
  * someone cleared limit since the owner read `seen`: a thief's request then survives until the
  * next slow push. */
 static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
@@ -547,7 +547,7 @@ void ws__sdeque_trim(ws_sdeque *q)
     /* relaxed: the owner's own variable; acquire on ts as in the slow push (slots reused). */
     int64_t b = ws_load_relaxed(&q->bottom);
     int64_t t = q->guard - (int64_t)(ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK);
-    q->top_seen = t;
+    q->fast_base = t + 1;
     sdeque_shrink(q, t, b);
     sdeque_reopen_unless_asked(q);
 }
@@ -607,7 +607,7 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
      * took happen before we reuse those slots. */
     uint64_t avail = ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK;
     int64_t t = q->guard - (int64_t)avail;
-    q->top_seen = t;
+    q->fast_base = t + 1;
     sdeque_note_depth(q, t, b);
     if (b - t > (int64_t)q->mask && !sdeque_grow(q, t, b))
         return -1;
@@ -624,7 +624,7 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable. */
     int64_t b = ws_load_relaxed(&q->bottom) - 1;
-    /* acquire: as in the slow push (top_seen is set from it below). */
+    /* acquire: as in the slow push (fast_base is set from it below). */
     uint64_t v = ws_load_acquire(&q->ts), next;
     int64_t t;
     do {
@@ -638,17 +638,17 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
         next = b == t ? v + WS_SDEQUE_TOP_ONE - 1 : v - (uint64_t)(q->guard - b);
         /* acq_rel: one modification order with the thieves' CASes decides every index; the
          * acquire half as in the slow push. A failed CAS re-reads v relaxed; the empty exit
-         * above then leaves top_seen alone. */
+         * above then leaves fast_base alone. */
     } while (!ws_cas_acq_rel(&q->ts, &v, next));
     /* relaxed: our own write, made when the item was pushed. */
     void *item = ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
     if (b == t) {
-        q->top_seen = b + 1; /* top == bottom == b + 1: the deque is empty */
+        q->fast_base = b + 2; /* top == bottom == b + 1: the deque is empty */
         sdeque_drained(q, b + 1);
         return item;
     }
     q->guard = b;
-    q->top_seen = t;
+    q->fast_base = t + 1;
     WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
     return item;
 }

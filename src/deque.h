@@ -197,14 +197,16 @@ enum {
 
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by
-     * thieves. guard is the owner's copy of top + avail; top_seen a lower bound of top (top as
-     * last read with acquire); slot and mask the current array: owner only. */
+     * thieves. guard is the owner's copy of top + avail; fast_base one more than a lower bound
+     * of top (top as last read with acquire, + 1, which spares the inline push a subtraction);
+     * slot and mask the current array: owner only. */
     alignas(WS_CACHE_LINE) _Atomic int64_t bottom;
     int64_t guard;
-    int64_t top_seen;
+    int64_t fast_base;
     _Atomic(void *) *slot;
     size_t mask;
-    /* A push finding bottom - top_seen = d items takes the fast path if 1 <= d <= limit: the
+    /* A push finding d = bottom - top items (top as last read) takes the fast path if
+     * 1 <= d <= limit, that is if bottom - fast_base < limit, unsigned: the
      * array has room and the deque stays within depth_cap. Written by the owner in its slow
      * path; set to 0 by a thief asking for work and by ws__sdeque_force_slow. */
     _Atomic uint64_t limit;
@@ -277,14 +279,14 @@ size_t ws__sdeque_public(const ws_sdeque *q);
 size_t ws__sdeque_bytes(const ws_sdeque *q);
 
 /* Owner only: true if the next push may take the fast path (ws__sdeque_push_fitting). One
- * comparison: d - 1 wraps around when the deque is empty (d == 0), so that the slow path can
- * tell the caller that it pushed onto an empty deque. */
+ * comparison: bottom - fast_base, which is d - 1, wraps around when the deque is empty (d == 0),
+ * so that the slow path can tell the caller that it pushed onto an empty deque. */
 static inline bool ws__sdeque_fits(ws_sdeque *q)
 {
     /* relaxed: bottom is ours; limit is a request flag whose partner is the relaxed store in
      * ws_sdeque_steal: a late view only delays the owner's share by one push. */
-    uint64_t d = (uint64_t)(ws_load_relaxed(&q->bottom) - q->top_seen);
-    return WS_LIKELY(d - 1 < ws_load_relaxed(&q->limit));
+    uint64_t d1 = (uint64_t)(ws_load_relaxed(&q->bottom) - q->fast_base);
+    return WS_LIKELY(d1 < ws_load_relaxed(&q->limit));
 }
 
 /* Owner only, after ws__sdeque_fits: plain stores (a release store is a plain store on x86). */

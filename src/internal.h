@@ -73,7 +73,7 @@ typedef ws_sdeque ws__wdeque;
                    #a "." #fa " must match " #b "." #fb)
 WS_SAME_FIELD_(ws_sdeque, bottom, struct ws__fast, bottom);
 WS_SAME_FIELD_(ws_sdeque, guard, struct ws__fast, guard);
-WS_SAME_FIELD_(ws_sdeque, top_seen, struct ws__fast, top_seen);
+WS_SAME_FIELD_(ws_sdeque, fast_base, struct ws__fast, fast_base);
 WS_SAME_FIELD_(ws_sdeque, slot, struct ws__fast, slot);
 WS_SAME_FIELD_(ws_sdeque, mask, struct ws__fast, mask);
 WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);

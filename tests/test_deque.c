@@ -178,7 +178,7 @@ static void sp_check(const void *p)
     int64_t top = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
     ASSERT_UEQ((uint64_t)top & (~UINT64_C(0) >> WS_SDEQUE_AVAIL_BITS), v >> WS_SDEQUE_AVAIL_BITS);
     ASSERT_LE(top, b);
-    ASSERT_LE(q->top_seen, top);
+    ASSERT_LE(q->fast_base - 1, top);
     ASSERT_LE(b - top, (int64_t)ws__sdeque_capacity(q));
 }
 
