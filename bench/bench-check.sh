@@ -29,7 +29,7 @@ got[lone_p50_vs_mutex]=$(ratio "$(value lone worksteal 1 p50_us)" "$(value lone 
 if command -v valgrind >/dev/null 2>&1; then
     # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync"
     # and "typed" columns.
-    row=$(sh "$here/join-instructions.sh" "$build/bench/bench_join" |
+    row=$(sh "$here/join-instructions.sh" -T "$build/bench/bench_join" |
         awk -v exe="$build/bench/bench_join" '$1 == exe')
     got[join_instructions]=$(echo "$row" | awk '{ print $2 }')
     got[spawn_sync_instructions]=$(echo "$row" | awk '{ print $3 }')

@@ -10,13 +10,18 @@
 #                against the plain fib, which computes the same thing the same way
 # joins = fib(n + 1) - 1. Each executable given is measured (e.g. the static and the shared
 # build, or an older build for a before/after comparison; a root it lacks prints "-").
-# usage: bench/join-instructions.sh [bench_join ...] [-n N]
+# Beside the counts, ns per fork at one worker from a timed run of the same executable
+# (bench_join 30 5: medians of 5 interleaved runs; join and spawn/sync over the same calls,
+# typed over the plain fib), wall-clock and so only as steady as the machine; -T leaves it out.
+# usage: bench/join-instructions.sh [bench_join ...] [-n N] [-T]
 set -eu
 n=20
+timed=1
 exes=""
 while [ $# -gt 0 ]; do
     case $1 in
     -n) n=$2; shift 2 ;;
+    -T) timed=0; shift ;;
     *) exes="$exes $1"; shift ;;
     esac
 done
@@ -27,8 +32,13 @@ count() { # exe root
         sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
 }
 joins=$(awk -v n="$n" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print a - 1 }')
+ns() { # exe label: the figure of bench_join's "cost of a LABEL" line, or "-"
+    echo "$times" | sed -n "s/.*cost of a $2 *\([0-9.]*\) ns.*/\1/p" | grep . || echo -
+}
 echo "fib($n): $joins forks; instructions per fork (callgrind, 1 worker)"
-printf '%-32s %6s %11s %13s %19s %7s\n' executable join spawn/sync "join (issue)" "spawn/sync (issue)" typed
+[ $timed = 0 ] || echo "and ns per fork, 1 worker (bench_join 30 5, wall-clock)"
+printf '%-32s %6s %11s %13s %19s %7s' executable join spawn/sync "join (issue)" "spawn/sync (issue)" typed
+[ $timed = 0 ] && echo || printf ' %8s %8s %8s\n' "ns join" "ns s/s" "ns typed"
 for exe in $exes; do
     ws=$(count "$exe" root_ws)
     serial=$(count "$exe" root_serial)
@@ -37,5 +47,11 @@ for exe in $exes; do
     typed=$(count "$exe" root_typed)
     awk -v e="$exe" -v ws="$ws" -v sp="$spawn" -v s="$serial" -v p="$plain" -v ty="$typed" -v j="$joins" '
         function per(x, base) { return (x > 0 && base > 0) ? sprintf("%.1f", (x - base) / j) : "-" }
-        BEGIN { printf "%-32s %6s %11s %13s %19s %7s\n", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p), per(ty, p) }'
+        BEGIN { printf "%-32s %6s %11s %13s %19s %7s", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p), per(ty, p) }'
+    if [ $timed = 0 ]; then
+        echo
+        continue
+    fi
+    times=$("$exe" 30 5 2>&1 || true)
+    printf ' %8s %8s %8s\n' "$(ns "$exe" join)" "$(ns "$exe" spawn/sync)" "$(ns "$exe" "typed fork")"
 done

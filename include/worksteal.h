@@ -148,27 +148,37 @@ struct ws__fast {
     uint64_t fast_syncs;
 };
 
-/* A fork child's task record (the leading fields of the library's ws__task). */
+/* A fork child's task record (the leading fields of the library's ws__task). flags comes
+ * before state, so that the inline push writes both (state 0, flags below 2^31) with one store
+ * of a 32-bit immediate. */
 struct ws__join_rec {
     ws_fn fn;
     void *arg;
-    uint32_t state; /* atomic: 0 (pending, waited) until a thief takes the task */
     uint32_t flags;
+    uint32_t state; /* atomic: 0 (pending, waited) until a thief takes the task */
     void *rest[3];
 };
 
 /* A spawned task's record (a ws_task), and the inline join's: the task, then the deque's bottom
- * just after the inline fork pushed it (one past its index; at least 1), or WS__NOT_INLINE: not
- * pushed by the inline ws_spawn, or synced already. */
+ * just after the inline fork pushed it (one past its index; at least 1, since indices start at
+ * 1), WS__NOT_INLINE (not pushed by the inline fork, or synced already) or WS__PUBLIC (made
+ * public since: the library takes it back). */
 struct ws__spawn_rec {
     struct ws__join_rec rec;
     int64_t bottom;
 };
 
-/* The flags of a record pushed by the inline ws_spawn (src/join.c checks it against its own
- * name), and the bottom of a record that the inline ws_sync must leave to the library. */
+/* The flags of a record pushed by the inline ws_spawn and by the inline ws_join (src/join.c
+ * checks them against its own names; the library marks such records WS__PUBLIC when it makes
+ * them public), and the marks of a record that the inline sync or join must leave to the
+ * library. */
 #define WS__SPAWN_INLINE 0x800u
-#define WS__NOT_INLINE   (-1)
+#define WS__JOIN_INLINE  0x2000u
+/* With WS__SPAWN_INLINE: the record's argument is the record itself (the typed layer's frame),
+ * which the inline push does not store; the library passes the record (src/internal.h). */
+#define WS__ARG_SELF   0x4000u
+#define WS__NOT_INLINE (-1)
+#define WS__PUBLIC     (-2)
 
 /* The calling thread's worker deque; on other threads an owner's line on which every inline
  * push and pop declines (so that no test for NULL is needed). initial-exec: one load, no call,
@@ -195,28 +205,44 @@ static inline void ws__join_unwind(struct ws__join_rec **guard)
 #endif
 
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
-/* Pushes record t (fn, arg; flags) on the calling worker's deque if the deque's one comparison
- * lets it (bottom - fast_base < limit, unsigned: a thief asking for work, profiling and tracing
- * set limit to 0), and sets *end to the new bottom (one past the index it filled). False: not a
- * worker, or the push needs the library. */
+/* The deque's one comparison: true if a push at bottom may take the fast path, that is
+ * bottom - fast_base < limit, unsigned (false on a full or empty deque, a thief asking for
+ * work, profiling and tracing: src/deque.h). gcc does not fold an atomic load into a compare;
+ * on x86-64 a compare with memory is a single-copy-atomic read, one instruction fewer. */
+static inline __attribute__((always_inline)) bool ws__fast_room(struct ws__fast *f, int64_t bottom)
+{
+    uint64_t d1 = (uint64_t)(bottom - f->fast_base);
+#if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+    __asm__ goto("cmpq %1, %0\n\tjae %l[full]" : : "r"(d1), "m"(f->limit) : "cc" : full);
+    return true;
+full:
+    return false;
+#else
+    return __builtin_expect(d1 < __atomic_load_n(&f->limit, __ATOMIC_RELAXED), 1);
+#endif
+}
+
+/* Pushes record t (fn, arg; flags) on the calling worker's deque if ws__fast_room lets it, and
+ * sets *end to the new bottom (one past the index it filled). With WS__ARG_SELF in flags, arg
+ * is t itself and is not stored. False: not a worker, or the push needs the library. */
 static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast *f,
                                                                 struct ws__join_rec *t, ws_fn fn,
                                                                 void *arg, uint32_t flags,
                                                                 int64_t *end)
 {
     int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
-    if (__builtin_expect(
-            (uint64_t)(bottom - f->fast_base) >= __atomic_load_n(&f->limit, __ATOMIC_RELAXED), 0))
+    if (!ws__fast_room(f, bottom))
         return false;
     t->fn = fn;
-    t->arg = arg;
-    /* relaxed: published by the store of bottom. state 0 is pending. */
+    if (!(flags & WS__ARG_SELF))
+        t->arg = arg;
+        /* relaxed: published by the store of bottom. state 0 is pending. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t state_flags = (uint64_t)flags << 32; /* both fields in one store */
-    __builtin_memcpy(&t->state, &state_flags, sizeof state_flags);
+    uint64_t flags_state = flags; /* both fields in one store; state (the high half) 0 */
+    __builtin_memcpy(&t->flags, &flags_state, sizeof flags_state);
 #else
-    __atomic_store_n(&t->state, 0u, __ATOMIC_RELAXED);
     t->flags = flags;
+    __atomic_store_n(&t->state, 0u, __ATOMIC_RELAXED);
 #endif
     __atomic_store_n(&f->slot[(uint64_t)bottom & f->mask], (void *)t, __ATOMIC_RELAXED);
     __atomic_store_n(&f->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
@@ -250,9 +276,10 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
      * rather than in a local that the compiler would keep in a callee-saved register across a():
      * 6 instructions fewer per join (bench/join-instructions.sh). */
     struct ws__spawn_rec t;
-    if (__builtin_expect(a == NULL || b == NULL ||
-                             !ws__fast_push(ws__tls_fast, &t.rec, b, b_arg, 0, &t.bottom),
-                         0)) {
+    if (__builtin_expect(
+            a == NULL || b == NULL ||
+                !ws__fast_push(ws__tls_fast, &t.rec, b, b_arg, WS__JOIN_INLINE, &t.bottom),
+            0)) {
         ws_join(a, a_arg, b, b_arg);
         return;
     }
@@ -262,13 +289,13 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
         a(a_arg);
         guard = NULL;
     }
-    /* The child is still the newest item and private (at or above the guard): take it back.
-     * a() left the deque as it found it (waits run only their own work, so nothing under the
-     * child was popped), unless it left group jobs above it: ws__join_finish runs those. */
+    /* The child is still the newest item, and private (else the library would have marked the
+     * record WS__PUBLIC when it made it public): take it back. a() left the deque as it found
+     * it (waits run only their own work, so nothing under the child was popped), unless it left
+     * group jobs above it: ws__join_finish runs those. */
     struct ws__fast *f = ws__tls_fast;
     int64_t end = t.bottom;
-    if (__builtin_expect(__atomic_load_n(&f->bottom, __ATOMIC_RELAXED) == end && end > f->guard,
-                         1)) {
+    if (__builtin_expect(__atomic_load_n(&f->bottom, __ATOMIC_RELAXED) == end, 1)) {
         ws__fast_pop(f, end - 1);
         ws__fast_count(&f->fast_joins); /* a fork whose child was not stolen */
         b(t.rec.arg);
@@ -280,15 +307,16 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
 /* The inline ws_sync's test: task, pushed by the inline ws_spawn at the calling worker's newest
  * index, which is private, is taken back (and marked synced); the caller runs it. False:
  * nothing was done, the library's ws_sync must finish the sync. The bottom it recorded alone
- * identifies the item: a record pushed there and stolen lies below the guard for good (the
- * guard never falls below top); every sync, and a push by the library, leave WS__NOT_INLINE;
- * a zeroed record's 0 fails the guard test. */
+ * identifies a private item: the inline push fills only private indices, the library marks
+ * such a record WS__PUBLIC before it makes it public (the only way a thief can take it), and
+ * every sync, and a push by the library, leave WS__NOT_INLINE; a zeroed record's 0 is no
+ * bottom (indices start at 1), and threads that are not workers have a bottom no record holds. */
 static inline __attribute__((always_inline)) bool ws__sync_take(ws_task *task)
 {
     struct ws__spawn_rec *s = (struct ws__spawn_rec *)(void *)task;
     struct ws__fast *f = ws__tls_fast;
     int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
-    if (__builtin_expect(s->bottom != bottom || bottom <= f->guard, 0))
+    if (__builtin_expect(s->bottom != bottom, 0))
         return false;
     ws__fast_pop(f, bottom - 1);
     s->bottom = WS__NOT_INLINE;     /* a second sync goes to the library, which aborts */
@@ -296,13 +324,15 @@ static inline __attribute__((always_inline)) bool ws__sync_take(ws_task *task)
     return true;
 }
 
+/* ws_spawn(task, fn, arg), inline; flags WS__SPAWN_INLINE, with WS__ARG_SELF when arg is
+ * task (the typed layer). */
 static inline __attribute__((always_inline)) void ws__spawn_inline(ws_task *task, ws_fn fn,
-                                                                   void *arg)
+                                                                   void *arg, uint32_t flags)
 {
     struct ws__fast *f = ws__tls_fast;
     struct ws__spawn_rec *s = (struct ws__spawn_rec *)(void *)task;
     if (__builtin_expect(task == NULL || fn == NULL ||
-                             !ws__fast_push(f, &s->rec, fn, arg, WS__SPAWN_INLINE, &s->bottom),
+                             !ws__fast_push(f, &s->rec, fn, arg, flags, &s->bottom),
                          0)) {
         ws_spawn(task, fn, arg);
         return;
@@ -321,11 +351,14 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
 }
 
 #define ws_join(a, a_arg, b, b_arg) ws__join_inline((a), (a_arg), (b), (b_arg))
-#define ws_spawn(task, fn, arg)     ws__spawn_inline((task), (fn), (arg))
+#define ws_spawn(task, fn, arg)     ws__spawn_inline((task), (fn), (arg), WS__SPAWN_INLINE)
 #define ws_sync(task)               ws__sync_inline(task)
 #define WS__SYNC_TAKE(task)         ws__sync_take(task)
+#define WS__SPAWN_SELF(task, fn) \
+    ws__spawn_inline((task), (fn), (task), WS__SPAWN_INLINE | WS__ARG_SELF)
 #else
-#define WS__SYNC_TAKE(task) ((void)(task), 0)
+#define WS__SYNC_TAKE(task)      ((void)(task), 0)
+#define WS__SPAWN_SELF(task, fn) ws_spawn((task), (fn), (task))
 #endif /* the inline fast path */
 
 /* ---- typed tasks ------------------------------------------------------------------------ */
@@ -360,7 +393,7 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
     }                                                                \
     static inline void name##_spawn SPAWN_PARAMS                     \
     {                                                                \
-        STORE ws_spawn(&f->task, name##_run_, f);                    \
+        STORE WS__SPAWN_SELF(&f->task, name##_run_);                 \
     }                                                                \
     static inline R name##_sync(name##_frame *f)                     \
     {                                                                \

@@ -339,6 +339,11 @@ void ws__deque_check(const ws_deque *q)
 #define WS_SDEQUE_TRIPWIRE_SHIFT 3
 #endif
 enum { SHRINK_RATIO = WS_SDEQUE_SHRINK_RATIO, TRIPWIRE_SHIFT = WS_SDEQUE_TRIPWIRE_SHIFT };
+/* Whether a reserve closes the fast path (below); 0 only in tests/model_sdeque.c, to show that
+ * the inline fork-join's exactly-once depends on it. */
+#ifndef WS_SDEQUE_RESERVE_CLOSES
+#define WS_SDEQUE_RESERVE_CLOSES 1
+#endif
 /* How long a big array must stay unused (no push past the tripwire) before an empty pop gives
  * it back: the hysteresis against a program that bursts again and again. */
 #define SHRINK_QUIET_NS (UINT64_C(10) * 1000 * 1000)
@@ -368,8 +373,9 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     q->quiet_since_ns = 0;
     /* relaxed: initialisation; the deque reaches thieves through thread creation or a release
      * store by the caller. */
-    ws_store_relaxed(&q->bottom, 0);
-    ws_store_relaxed(&q->ts, 0);
+    /* Indices start at 1: a zeroed task record's recorded bottom (worksteal.h) is no bottom. */
+    ws_store_relaxed(&q->bottom, 1);
+    ws_store_relaxed(&q->ts, WS_SDEQUE_TOP_ONE);
     ws_store_relaxed(&q->wanted, 0);
     ws_store_relaxed(&q->array, a);
     ws_store_relaxed(&q->growths, 0);
@@ -377,8 +383,9 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     ws_store_relaxed(&q->fast_joins, 0);
     q->open_spawns = 0;
     ws_store_relaxed(&q->fast_syncs, 0);
-    q->guard = 0;
-    q->fast_base = 1; /* top 0, as read */
+    q->guard = 1;
+    q->fast_base = 2; /* top 1, as read */
+    q->on_share = NULL;
     q->slot = a->slot;
     q->mask = a->mask;
     q->reserve = reserve < WS_SDEQUE_MAX_RESERVE ? reserve : WS_SDEQUE_MAX_RESERVE;
@@ -408,6 +415,10 @@ static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
     int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
     if (q->armed && room > sdeque_tripwire(q))
         room = sdeque_tripwire(q);
+    /* relaxed: the owner's own variable. A reserve (the guard above bottom) closes the fast
+     * path: a push there is public at once, and the fast path fills private indices only. */
+    if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))
+        room = 0;
     /* relaxed: limit orders nothing; the CAS only keeps a concurrent 0 from being lost. */
     ws_cas_relaxed(&q->limit, &seen, room > 0 ? (uint64_t)room : 0);
 }
@@ -576,6 +587,14 @@ static uint64_t sdeque_share(ws_sdeque *q, uint64_t avail, uint64_t k)
 {
     if (k > WS_SDEQUE_AVAIL_MASK - avail)
         k = WS_SDEQUE_AVAIL_MASK - avail;
+    if (k > 0 && q->on_share != NULL) {
+        /* relaxed: the owner's own variable and its own writes of the slots. */
+        int64_t end = ws_load_relaxed(&q->bottom);
+        if (end > q->guard + (int64_t)k)
+            end = q->guard + (int64_t)k;
+        for (int64_t i = q->guard; i < end; i++)
+            q->on_share(ws_load_relaxed(&q->slot[(size_t)i & q->mask]));
+    }
     if (k > 0) {
         /* release: publishes the items below the new guard (and their records) to the
          * thieves' acquire load of ts; the add cannot carry into top (avail + k fits). */
@@ -620,6 +639,16 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     return b - t;
 }
 
+/* Owner only, after a pop that left the guard where it was: if it now lies above bottom (a
+ * reserve that thieves emptied), closes the fast path until the next slow push (as
+ * sdeque_reopen would: a fast push fills private indices only). */
+static void sdeque_close_reserve(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. */
+    if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))
+        ws__sdeque_force_slow(q);
+}
+
 void *ws__sdeque_pop_public(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable. */
@@ -631,6 +660,7 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
         t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
         if (b < t) {
             sdeque_drained(q, t); /* thieves took everything: top == bottom, empty */
+            sdeque_close_reserve(q);
             return NULL;
         }
         /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
@@ -645,6 +675,7 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     if (b == t) {
         q->fast_base = b + 2; /* top == bottom == b + 1: the deque is empty */
         sdeque_drained(q, b + 1);
+        sdeque_close_reserve(q);
         return item;
     }
     q->guard = b;

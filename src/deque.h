@@ -241,11 +241,16 @@ typedef struct ws_sdeque {
     size_t shrink_mask;
     bool armed;
     uint64_t quiet_since_ns;
+    /* Owner only: called on each private item just before a share makes it public (NULL:
+     * none). The worker marks records that the inline fork-join of worksteal.h must no longer
+     * take back with plain accesses. */
+    void (*on_share)(void *item);
 } ws_sdeque;
 
 /* Owner only, before any thief exists. 0 or ENOMEM. reserve: how many tasks pushed onto an
  * empty deque thieves may take without the owner's help (at most WS_SDEQUE_MAX_RESERVE; the
- * pool uses its thread count - 1). */
+ * pool uses its thread count - 1). Indices start at 1 (bottom is never 0), and on_share is
+ * NULL. */
 int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve);
 /* Owner only, with no thief still running. */
 void ws_sdeque_destroy(ws_sdeque *q);
@@ -280,7 +285,8 @@ size_t ws__sdeque_bytes(const ws_sdeque *q);
 
 /* Owner only: true if the next push may take the fast path (ws__sdeque_push_fitting). One
  * comparison: bottom - fast_base, which is d - 1, wraps around when the deque is empty (d == 0),
- * so that the slow path can tell the caller that it pushed onto an empty deque. */
+ * so that the slow path can tell the caller that it pushed onto an empty deque. limit is 0
+ * while the guard lies above bottom (a reserve), so every fast push fills a private index. */
 static inline bool ws__sdeque_fits(ws_sdeque *q)
 {
     /* relaxed: bottom is ours; limit is a request flag whose partner is the relaxed store in

@@ -111,8 +111,8 @@ enum {
 typedef struct ws__task {
     ws_fn fn;
     void *arg;
-    _Atomic uint32_t state;        /* see above; taker and completer write, waiter reads */
     uint32_t flags;                /* submission flags (WS_HIGH_PRIORITY), spawn flags */
+    _Atomic uint32_t state;        /* see above; taker and completer write, waiter reads */
     struct ws__task *prev_spawn;   /* spawning thread only: the ws_spawn stack (join.c) */
     struct ws__task *_Atomic next; /* injector link: producers and the consumer (injector.c) */
     void *owner;                   /* the group (WS_KIND_GROUP) or pool (DETACHED) */
@@ -146,6 +146,13 @@ static inline uint32_t ws__task_kind(ws__task *t)
     return ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
 }
 
+/* The argument to call t->fn with: t itself for a typed task (WS_TASK_n) that the inline
+ * ws_spawn of worksteal.h pushed without storing it (WS__ARG_SELF), else t->arg. */
+static inline void *ws__task_arg(ws__task *t)
+{
+    return (t->flags & WS__ARG_SELF) ? (void *)t : t->arg;
+}
+
 /* Is t a job of the given group (and not another task that names something in owner)? */
 static inline bool ws__task_is_job_of(ws__task *t, const void *group)
 {
@@ -157,6 +164,7 @@ static inline void ws__task_init(ws__task *t, ws_fn fn, void *arg)
 {
     t->fn = fn;
     t->arg = arg;
+    t->flags = 0; /* the caller sets its own; 0 is none (ws__task_mark_public reads them) */
     /* relaxed: the record is published by the push's release store of bottom (or the
      * injector's release link), which orders these stores before any reader. */
     ws_store_relaxed(&t->state, WS_TASK_PENDING | WS_KIND_WAITED << WS_TASK_KIND_SHIFT);
@@ -178,6 +186,18 @@ typedef struct ws__spawn {
 } ws__spawn;
 _Static_assert(sizeof(ws__spawn) <= sizeof(ws_task), "ws_task must hold a spawn record");
 WS_SAME_FIELD_(ws__spawn, bottom, struct ws__spawn_rec, bottom);
+
+/* The split deque's share hook (ws_sdeque.on_share) on a worker's deque: item, a private
+ * task record about to be made public, gets the mark that sends worksteal.h's inline sync or
+ * join to the library if the inline fork pushed it (their fast test is that the record's
+ * bottom is the deque's). Owner only, before the item is published (a job record may be
+ * freed by the thief that takes it). */
+static inline void ws__task_mark_public(void *item)
+{
+    ws__task *t = item;
+    if (t->flags & (WS__SPAWN_INLINE | WS__JOIN_INLINE))
+        ((ws__spawn *)t)->bottom = WS__PUBLIC;
+}
 
 /* ---- work and span (profile.c) --------------------------------------------------------- */
 

@@ -29,6 +29,12 @@ enum {
     SPAWN_RAN = 1u << 12,            /* run at the spawn: the deque could not grow */
 };
 
+/* How t was spawned (the SPAWN_* flags), leaving out whether its argument is itself. */
+static inline uint32_t spawn_kind(const ws__task *t)
+{
+    return t->flags & ~WS__ARG_SELF;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Exceptions                                                                                */
 /* ---------------------------------------------------------------------------------------- */
@@ -189,7 +195,6 @@ static void join_instrumented(ws__worker *w, ws_fn a, void *a_arg, ws__task *t)
 {
     bool profiled = ws__prof_active();
     ws__prof_slot sa = {0}, sb = {0};
-    t->flags = 0;
     if (profiled) {
         ws__prof_strand_end();
         /* relaxed: not published yet (the push's release store does it). */
@@ -221,7 +226,6 @@ static WS_NOINLINE void join_general(ws__worker *w, ws_fn a, void *a_arg, ws_fn 
         join_instrumented(w, a, a_arg, &t);
         return;
     }
-    t.flags = 0;
     if (!push_task(w, &t)) {
         a(a_arg);
         b(b_arg);
@@ -273,7 +277,7 @@ static void finish_fast_push(ws__worker *w, ws__task *t, const char *function, c
     if (WS_LIKELY(p == t)) {
         /* relaxed: a statistic with one writer (this worker). */
         ws_counter_add(&w->deque.fast_joins, 1);
-        t->fn(t->arg);
+        t->fn(ws__task_arg(t));
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
@@ -421,13 +425,13 @@ static WS_NOINLINE void sync_on_worker(ws__task *t)
     ws__spawn *s = (ws__spawn *)t;
     /* relaxed: the spawning thread's own earlier store. The inline ws_sync marks the index. */
     if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED ||
-        (t->flags == SPAWN_INLINE && s->bottom == WS__NOT_INLINE))
+        (spawn_kind(t) == SPAWN_INLINE && s->bottom == WS__NOT_INLINE))
         ws__contract_violation("ws_sync", "task synced twice");
     if (t->flags != SPAWN_RAN) {
         if (w == NULL)
             ws__contract_violation("ws_sync", "a task synced on a thread that did not spawn it");
         w->deque.open_spawns--;
-        if (t->flags == SPAWN_INLINE)
+        if (spawn_kind(t) == SPAWN_INLINE)
             finish_fast_push(w, t, "ws_sync", "spawn");
         else if (!sync_popped_fast(w, t))
             join_finish(w, t, "ws_sync", "spawn");
@@ -440,7 +444,7 @@ static WS_NOINLINE void sync_on_worker(ws__task *t)
 void ws_sync(ws_task *task)
 {
     ws__task *t = (ws__task *)task;
-    if (WS_LIKELY(t != NULL && (t->flags == SPAWN_IN_DEQUE || t->flags == SPAWN_INLINE ||
+    if (WS_LIKELY(t != NULL && (t->flags == SPAWN_IN_DEQUE || spawn_kind(t) == SPAWN_INLINE ||
                                 t->flags == SPAWN_RAN))) {
         sync_on_worker(t);
         return;

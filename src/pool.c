@@ -428,7 +428,6 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
         return err;
     ws__task t;
     ws__task_init(&t, fn, arg);
-    t.flags = 0;
     ws__pool_inject(pool, &t);
     /* A worker of another pool cannot help here: it blocks, and says so to its own pool. */
     if (w != NULL)

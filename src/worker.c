@@ -30,7 +30,9 @@
 #include <stdio.h>
 #include <string.h>
 
-const struct ws__fast ws__no_fast_path = {.bottom = 0, .guard = 0, .limit = 0};
+/* bottom: a value no task record holds (worksteal.h), so that every inline sync and join test
+ * fails; limit 0: every inline push declines. */
+const struct ws__fast ws__no_fast_path = {.bottom = INT64_MIN, .guard = 0, .limit = 0};
 
 _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 /* The same worker's deque, for the inline fork-join of worksteal.h (exported); on every other
@@ -71,6 +73,9 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
         ws__free(w);
         return NULL;
     }
+#ifndef WS_LOCKED_DEQUE
+    w->deque.on_share = ws__task_mark_public;
+#endif
     w->pool = pool;
     w->id = id;
     w->spare = spare;
@@ -149,20 +154,21 @@ void ws__run_child(ws__worker *w, ws__task *t, const char *what)
 {
     /* relaxed: the PROFILED bit was set before the task was published. */
     uint32_t state = ws_load_relaxed(&t->state);
+    void *arg = ws__task_arg(t);
     if (WS_UNLIKELY(state & WS_TASK_PROFILED)) {
         if (w != NULL && (strcmp(what, "stolen") == 0 || strcmp(what, "leapfrog") == 0))
             ws__prof_mark_stolen(w, t->owner);
-        ws__prof_run_child(t->fn, t->arg, t->owner);
+        ws__prof_run_child(t->fn, arg, t->owner);
     } else if (WS_UNLIKELY(w != NULL && ws_load_relaxed(&w->profiling) != 0)) {
         /* relaxed: see ws__worker_update_depth_limit. A task outside the measured DAG (an
          * external or group job run during a wait) runs without a frame. */
-        ws__prof_run_unmeasured(t->fn, t->arg);
+        ws__prof_run_unmeasured(t->fn, arg);
     } else if (WS_UNLIKELY(w != NULL && w->pool->trace != NULL)) {
         /* A job shows its own function, not its runner's (read first: the runner frees it). */
         bool job = ws__task_kind(t) != WS_KIND_WAITED;
-        run_traced_as(w, what, t->fn, t->arg, job ? ((ws__job *)t)->fn : t->fn);
+        run_traced_as(w, what, t->fn, arg, job ? ((ws__job *)t)->fn : t->fn);
     } else {
-        t->fn(t->arg);
+        t->fn(arg);
     }
 }
 

@@ -45,6 +45,7 @@ enum { NITEMS = 3 };
 typedef struct model_item {
     int payload;      /* plain: written before the push, read by the taker */
     atomic_int taken; /* takes */
+    int64_t end;      /* owner only: as a ws_task's recorded bottom (model_sdeque_inline.c) */
 } model_item;
 
 static model_item items[NITEMS];
@@ -58,13 +59,16 @@ static void take(void *x)
     atomic_fetch_add_explicit(&it->taken, 1, memory_order_relaxed);
 }
 
+/* The slow push's out-parameter, not a block-scoped local: GenMC reports a later push's write
+ * to a block-scoped one as an access to freed memory once clang reuses its stack slot. */
+static bool published;
+
 static void push(int i)
 {
     items[i].payload = 1 + i;
     if (ws__sdeque_fits(&deque)) {
         ws__sdeque_push_fitting(&deque, &items[i]);
     } else {
-        bool published;
         int64_t before = ws__sdeque_push_slow(&deque, &items[i], &published);
         assert(before >= 0);
     }
