@@ -33,7 +33,7 @@ count() { # exe root
 }
 joins=$(awk -v n="$n" 'BEGIN { a = 0; b = 1; for (i = 0; i < n + 1; i++) { t = a + b; a = b; b = t } print a - 1 }')
 ns() { # exe label: the figure of bench_join's "cost of a LABEL" line, or "-"
-    echo "$times" | sed -n "s/.*cost of a $2 *\([0-9.]*\) ns.*/\1/p" | grep . || echo -
+    echo "$times" | sed -n "s|.*cost of a $2 *\([0-9.]*\) ns.*|\1|p" | grep . || echo -
 }
 echo "fib($n): $joins forks; instructions per fork (callgrind, 1 worker)"
 [ $timed = 0 ] || echo "and ns per fork, 1 worker (bench_join 30 5, wall-clock)"
