@@ -415,6 +415,7 @@ static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
     int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
     if (q->armed && room > sdeque_tripwire(q))
         room = sdeque_tripwire(q);
+    q->room = room;
     /* relaxed: the owner's own variable. A reserve (the guard above bottom) closes the fast
      * path: a push there is public at once, and the fast path fills private indices only. */
     if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))

@@ -222,6 +222,7 @@ typedef struct ws_sdeque {
     int64_t open_spawns;
     _Atomic uint64_t fast_syncs;
     int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
+    int64_t room;      /* owner only: limit as last computed, before a reserve closed it */
     int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
      * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
@@ -293,6 +294,18 @@ static inline bool ws__sdeque_fits(ws_sdeque *q)
      * ws_sdeque_steal: a late view only delays the owner's share by one push. */
     uint64_t d1 = (uint64_t)(ws_load_relaxed(&q->bottom) - q->fast_base);
     return WS_LIKELY(d1 < ws_load_relaxed(&q->limit));
+}
+
+/* Owner only: true if the library may push at bottom with ws__sdeque_push_fitting although a
+ * reserve closed the fast path (the guard lies above bottom): the item is public at once, which
+ * a record that the inline fork-join never takes back with plain accesses may be. The room is
+ * the fast path's (the array, the depth cap, the tripwire); a push onto an empty deque still
+ * takes the slow path (bottom - fast_base wraps around). */
+static inline bool ws__sdeque_fits_reserve(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    return b < q->guard && (uint64_t)(b - q->fast_base) < (uint64_t)q->room;
 }
 
 /* Owner only, after ws__sdeque_fits: plain stores (a release store is a plain store on x86). */
