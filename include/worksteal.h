@@ -234,9 +234,10 @@ static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast 
     if (!ws__fast_room(f, bottom))
         return false;
     t->fn = fn;
-    if (!(flags & WS__ARG_SELF))
+    if (!(flags & WS__ARG_SELF)) { /* the typed layer's record is its own argument */
         t->arg = arg;
-        /* relaxed: published by the store of bottom. state 0 is pending. */
+    }
+    /* relaxed: published by the store of bottom. state 0 is pending. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t flags_state = flags; /* both fields in one store; state (the high half) 0 */
     __builtin_memcpy(&t->flags, &flags_state, sizeof flags_state);

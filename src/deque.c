@@ -283,6 +283,12 @@ void ws__deque_check(const ws_deque *q)
  * Invariants (no operation half done): top <= bottom; top <= guard; bottom - top <= capacity;
  * the owner's `guard` equals top + avail; the live items are the slots top .. bottom-1.
  *
+ * The inline fork-join of worksteal.h takes a task back with one plain store of bottom when
+ * the bottom recorded in it is the deque's. Two owner-side rules make that safe (docs/deque.md,
+ * "The inline fast path"; tests/model_sdeque_inline.c): the fast path (limit) is closed while
+ * the guard lies above bottom, so it fills private indices only, and a share calls on_share on
+ * each private item before it publishes them, so the worker can mark their records.
+ *
  * Exactly once. A thief claims index i only by a CAS from (i, avail >= 1) after reading
  * bottom > i. The owner claims index i >= guard with plain accesses (no thief can: the guard
  * moves down only by the owner's CAS, and up only by the owner), or i < guard by a CAS on ts
@@ -339,8 +345,8 @@ void ws__deque_check(const ws_deque *q)
 #define WS_SDEQUE_TRIPWIRE_SHIFT 3
 #endif
 enum { SHRINK_RATIO = WS_SDEQUE_SHRINK_RATIO, TRIPWIRE_SHIFT = WS_SDEQUE_TRIPWIRE_SHIFT };
-/* Whether a reserve closes the fast path (below); 0 only in tests/model_sdeque.c, to show that
- * the inline fork-join's exactly-once depends on it. */
+/* Whether a reserve closes the fast path (below); 0 only in tests/model_sdeque_inline.c, to show
+ * that the inline fork-join's exactly-once depends on it. */
 #ifndef WS_SDEQUE_RESERVE_CLOSES
 #define WS_SDEQUE_RESERVE_CLOSES 1
 #endif

@@ -412,8 +412,8 @@ void ws__worker_update_depth_limit(ws__worker *w);
 extern _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 
 /* What ws__tls_fast points to on threads that are not workers: an owner's line on which every
- * inline push declines (limit 0) and every inline pop finds nothing private (bottom - 1 is below
- * the guard 0), so that worksteal.h's inline code calls the library. Read only. */
+ * inline push declines (limit 0) and every inline take-back fails (its bottom, INT64_MIN, is
+ * no task record's), so that worksteal.h's inline code calls the library. Read only. */
 extern const struct ws__fast ws__no_fast_path;
 
 /* What worksteal.h's ws__tls_fast holds for worker w: its deque's owner fields, or
