@@ -412,16 +412,24 @@ static int64_t sdeque_tripwire(const ws_sdeque *q)
     return (int64_t)(q->mask >> TRIPWIRE_SHIFT);
 }
 
-/* Owner only: installs the fast path's room (the most items, counted from top as last read, that
- * keep the array from overflowing, the deque within depth_cap and below an armed tripwire), unless
- * someone cleared limit since the owner read `seen`: a thief's request then survives until the
- * next slow push. */
-static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
+/* Owner only: the fast path's room (the most items, counted from top as last read, that keep
+ * the array from overflowing, the deque within depth_cap and below an armed tripwire), kept in
+ * q->room for the library's pushes into a reserve (ws__sdeque_fits_reserve). Called whenever
+ * the array, depth_cap or the tripwire change. */
+static int64_t sdeque_update_room(ws_sdeque *q)
 {
     int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
     if (q->armed && room > sdeque_tripwire(q))
         room = sdeque_tripwire(q);
     q->room = room;
+    return room;
+}
+
+/* Owner only: installs the fast path's room as limit, unless someone cleared limit since the
+ * owner read `seen`: a thief's request then survives until the next slow push. */
+static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
+{
+    int64_t room = sdeque_update_room(q);
     /* relaxed: the owner's own variable. A reserve (the guard above bottom) closes the fast
      * path: a push there is public at once, and the fast path fills private indices only. */
     if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))
@@ -431,13 +439,16 @@ static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 }
 
 /* Owner only: sdeque_reopen after the room changed outside a slow push, leaving a thief's
- * request (limit 0) for the next slow push to serve. */
+ * request (limit 0) for the next slow push to serve; the reserve's room follows the array
+ * either way. */
 static void sdeque_reopen_unless_asked(ws_sdeque *q)
 {
     /* relaxed: see sdeque_reopen. */
     uint64_t seen = ws_load_relaxed(&q->limit);
     if (seen != 0)
         sdeque_reopen(q, seen);
+    else
+        sdeque_update_room(q);
 }
 
 void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap)
@@ -490,6 +501,7 @@ static bool sdeque_replace(ws_sdeque *q, int64_t t, int64_t b, size_t cap)
     WS_SDEQUE_GROW_PUBLISH(&q->array, a);
     q->slot = a->slot;
     q->mask = a->mask;
+    sdeque_update_room(q); /* limit follows at the caller's reopen */
     old->retired_next = q->retired;
     q->retired = old;
     sdeque_count_bytes(q, array_bytes(a));

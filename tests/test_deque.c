@@ -141,9 +141,11 @@ static int64_t sp_push_size(void *q, void *item)
     bool published;
     return ws__sdeque_push_slow(q, item, &published);
 }
+/* A push as the library makes it (ws__wdeque_push_size): plain when the fast path, or a
+ * reserve, has room. */
 static int sp_push(void *q, void *item)
 {
-    if (!ws__sdeque_fits(q))
+    if (!ws__sdeque_fits(q) && !ws__sdeque_fits_reserve(q))
         return sp_push_size(q, item) < 0 ? ENOMEM : 0;
     ws__sdeque_push_fitting(q, item);
     return 0;
@@ -699,6 +701,25 @@ static void test_shrink(void)
     ASSERT_PTR_EQ(ops->steal(q), &v[0]);
     for (int i = 3; i >= 1; i--)
         ASSERT_PTR_EQ(ops->pop(q), &v[i]);
+    expect_empty(ops, q);
+    deque_free(ops, q);
+
+    /* A thief's request pending while the owner trims: limit stays 0 for the next slow push,
+     * but the room that the library's pushes into a reserve use follows the smaller array
+     * (else a burst of jobs into a reserve could overrun it). */
+    q = split_new(4, 8);
+    burst(q, v, 40);
+    ASSERT_UEQ(ops->capacity(q), 64);
+    ASSERT_PTR_EQ(ops->steal(q), NULL); /* asks: limit 0 */
+    ws__sdeque_trim(q);
+    ASSERT_UEQ(ops->capacity(q), 4);
+    ASSERT(q->room <= (int64_t)q->mask);
+    ASSERT_EQ(ops->push_size(q, &v[0]), 0); /* onto the empty deque: a reserve of 8 */
+    for (int i = 1; i < 8; i++)
+        ASSERT_OK(ops->push(q, &v[i])); /* into the reserve; grows past 4 on the way */
+    ASSERT(ops->capacity(q) >= 8);
+    for (int i = 0; i < 8; i++)
+        ASSERT_PTR_EQ(ops->steal(q), &v[i]); /* all public, oldest first */
     expect_empty(ops, q);
     deque_free(ops, q);
 }
