@@ -336,15 +336,13 @@ void ws__deque_check(const ws_deque *q)
  */
 
 /* An array more than SHRINK_RATIO times the first one is big; a push past capacity >>
- * TRIPWIRE_SHIFT items shows that a big array is in use. Macros so that the model
- * (tests/model_sdeque_reclaim.c) can shrink arrays of one and two slots. */
+ * WS_SDEQUE_TRIPWIRE_SHIFT items (deque.h, ws__sdeque_tripwire) shows that a big array is in use.
+ * Macros so that the model (tests/model_sdeque_reclaim.c) can shrink arrays of one and two
+ * slots. */
 #ifndef WS_SDEQUE_SHRINK_RATIO
 #define WS_SDEQUE_SHRINK_RATIO 4
 #endif
-#ifndef WS_SDEQUE_TRIPWIRE_SHIFT
-#define WS_SDEQUE_TRIPWIRE_SHIFT 3
-#endif
-enum { SHRINK_RATIO = WS_SDEQUE_SHRINK_RATIO, TRIPWIRE_SHIFT = WS_SDEQUE_TRIPWIRE_SHIFT };
+enum { SHRINK_RATIO = WS_SDEQUE_SHRINK_RATIO };
 /* Whether a reserve closes the fast path (below); 0 only in tests/model_sdeque_inline.c, to show
  * that the inline fork-join's exactly-once depends on it. */
 #ifndef WS_SDEQUE_RESERVE_CLOSES
@@ -406,30 +404,11 @@ void ws_sdeque_destroy(ws_sdeque *q)
     arrays_free(ws_load_relaxed(&q->array), q->retired);
 }
 
-/* Owner only: the depth at which a push trips the wire of a big array (docs/deque.md). */
-static int64_t sdeque_tripwire(const ws_sdeque *q)
-{
-    return (int64_t)(q->mask >> TRIPWIRE_SHIFT);
-}
-
-/* Owner only: the fast path's room (the most items, counted from top as last read, that keep
- * the array from overflowing, the deque within depth_cap and below an armed tripwire), kept in
- * q->room for the library's pushes into a reserve (ws__sdeque_fits_reserve). Called whenever
- * the array, depth_cap or the tripwire change. */
-static int64_t sdeque_update_room(ws_sdeque *q)
-{
-    int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
-    if (q->armed && room > sdeque_tripwire(q))
-        room = sdeque_tripwire(q);
-    q->room = room;
-    return room;
-}
-
-/* Owner only: installs the fast path's room as limit, unless someone cleared limit since the
- * owner read `seen`: a thief's request then survives until the next slow push. */
+/* Owner only: installs the fast path's room (ws__sdeque_room) as limit, unless someone cleared
+ * limit since the owner read `seen`: a thief's request then survives until the next slow push. */
 static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 {
-    int64_t room = sdeque_update_room(q);
+    int64_t room = ws__sdeque_room(q);
     /* relaxed: the owner's own variable. A reserve (the guard above bottom) closes the fast
      * path: a push there is public at once, and the fast path fills private indices only. */
     if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))
@@ -439,16 +418,13 @@ static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 }
 
 /* Owner only: sdeque_reopen after the room changed outside a slow push, leaving a thief's
- * request (limit 0) for the next slow push to serve; the reserve's room follows the array
- * either way. */
+ * request (limit 0) for the next slow push to serve. */
 static void sdeque_reopen_unless_asked(ws_sdeque *q)
 {
     /* relaxed: see sdeque_reopen. */
     uint64_t seen = ws_load_relaxed(&q->limit);
     if (seen != 0)
         sdeque_reopen(q, seen);
-    else
-        sdeque_update_room(q);
 }
 
 void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap)
@@ -501,7 +477,6 @@ static bool sdeque_replace(ws_sdeque *q, int64_t t, int64_t b, size_t cap)
     WS_SDEQUE_GROW_PUBLISH(&q->array, a);
     q->slot = a->slot;
     q->mask = a->mask;
-    sdeque_update_room(q); /* limit follows at the caller's reopen */
     old->retired_next = q->retired;
     q->retired = old;
     sdeque_count_bytes(q, array_bytes(a));
@@ -526,7 +501,7 @@ static bool sdeque_grow(ws_sdeque *q, int64_t t, int64_t b)
 static void sdeque_shrink(ws_sdeque *q, int64_t t, int64_t b)
 {
     sdeque_reclaim(q);
-    if (q->mask <= q->shrink_mask || q->retired != NULL || b - t >= sdeque_tripwire(q))
+    if (q->mask <= q->shrink_mask || q->retired != NULL || b - t >= ws__sdeque_tripwire(q))
         return;
     size_t cap = (q->shrink_mask + 1) / SHRINK_RATIO;
     while (cap < 4 * (size_t)(b - t))
@@ -559,7 +534,7 @@ static void sdeque_drained(ws_sdeque *q, int64_t t)
  * means the big array is in use; disarm (the caller's reopen then gives the full room). */
 static void sdeque_note_depth(ws_sdeque *q, int64_t t, int64_t b)
 {
-    if (q->armed && b - t >= sdeque_tripwire(q))
+    if (q->armed && b - t >= ws__sdeque_tripwire(q))
         q->armed = false;
 }
 

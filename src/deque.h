@@ -222,7 +222,6 @@ typedef struct ws_sdeque {
     int64_t open_spawns;
     _Atomic uint64_t fast_syncs;
     int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
-    int64_t room;      /* owner only: limit as last computed, before a reserve closed it */
     int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
      * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
@@ -296,16 +295,36 @@ static inline bool ws__sdeque_fits(ws_sdeque *q)
     return WS_LIKELY(d1 < ws_load_relaxed(&q->limit));
 }
 
+/* A push past capacity >> WS_SDEQUE_TRIPWIRE_SHIFT items into a big array whose tripwire is
+ * armed takes the slow path (deque.c, "Shrinking"). A macro so that a model can change it. */
+#ifndef WS_SDEQUE_TRIPWIRE_SHIFT
+#define WS_SDEQUE_TRIPWIRE_SHIFT 3
+#endif
+
+/* Owner only: the depth at which a push trips the wire of a big array; and the fast path's
+ * room, the most items counted from top as last read that keep the array from overflowing, the
+ * deque within depth_cap and below an armed tripwire, derived from those fields each time, so
+ * that it follows every change of the array. */
+static inline int64_t ws__sdeque_tripwire(const ws_sdeque *q)
+{
+    return (int64_t)(q->mask >> WS_SDEQUE_TRIPWIRE_SHIFT);
+}
+static inline int64_t ws__sdeque_room(const ws_sdeque *q)
+{
+    int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
+    return q->armed && room > ws__sdeque_tripwire(q) ? ws__sdeque_tripwire(q) : room;
+}
+
 /* Owner only: true if the library may push at bottom with ws__sdeque_push_fitting although a
  * reserve closed the fast path (the guard lies above bottom): the item is public at once, which
  * a record that the inline fork-join never takes back with plain accesses may be. The room is
- * the fast path's (the array, the depth cap, the tripwire); a push onto an empty deque still
- * takes the slow path (bottom - fast_base wraps around). */
+ * the fast path's; a push onto an empty deque still takes the slow path (bottom - fast_base
+ * wraps around). */
 static inline bool ws__sdeque_fits_reserve(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable. */
     int64_t b = ws_load_relaxed(&q->bottom);
-    return b < q->guard && (uint64_t)(b - q->fast_base) < (uint64_t)q->room;
+    return b < q->guard && (uint64_t)(b - q->fast_base) < (uint64_t)ws__sdeque_room(q);
 }
 
 /* Owner only, after ws__sdeque_fits: plain stores (a release store is a plain store on x86). */

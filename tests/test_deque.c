@@ -705,15 +705,15 @@ static void test_shrink(void)
     deque_free(ops, q);
 
     /* A thief's request pending while the owner trims: limit stays 0 for the next slow push,
-     * but the room that the library's pushes into a reserve use follows the smaller array
-     * (else a burst of jobs into a reserve could overrun it). */
+     * but the room that the library's pushes into a reserve use is the smaller array's (else a
+     * burst of jobs into a reserve could overrun it). */
     q = split_new(4, 8);
     burst(q, v, 40);
     ASSERT_UEQ(ops->capacity(q), 64);
     ASSERT_PTR_EQ(ops->steal(q), NULL); /* asks: limit 0 */
     ws__sdeque_trim(q);
     ASSERT_UEQ(ops->capacity(q), 4);
-    ASSERT(q->room <= (int64_t)q->mask);
+    ASSERT(ws__sdeque_room(q) <= (int64_t)q->mask);
     ASSERT_EQ(ops->push_size(q, &v[0]), 0); /* onto the empty deque: a reserve of 8 */
     for (int i = 1; i < 8; i++)
         ASSERT_OK(ops->push(q, &v[i])); /* into the reserve; grows past 4 on the way */
