@@ -409,9 +409,9 @@ void ws_sdeque_destroy(ws_sdeque *q)
 static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 {
     int64_t room = ws__sdeque_room(q);
-    /* relaxed: the owner's own variable. A reserve (the guard above bottom) closes the fast
-     * path: a push there is public at once, and the fast path fills private indices only. */
-    if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))
+    /* A reserve closes the fast path: a push there is public at once, and the fast path fills
+     * private indices only. */
+    if (WS_SDEQUE_RESERVE_CLOSES && ws__sdeque_reserve_open(q))
         room = 0;
     /* relaxed: limit orders nothing; the CAS only keeps a concurrent 0 from being lost. */
     ws_cas_relaxed(&q->limit, &seen, room > 0 ? (uint64_t)room : 0);
@@ -638,8 +638,7 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
  * sdeque_reopen would: a fast push fills private indices only). */
 static void sdeque_close_reserve(ws_sdeque *q)
 {
-    /* relaxed: the owner's own variable. */
-    if (WS_SDEQUE_RESERVE_CLOSES && q->guard > ws_load_relaxed(&q->bottom))
+    if (WS_SDEQUE_RESERVE_CLOSES && ws__sdeque_reserve_open(q))
         ws__sdeque_force_slow(q);
 }
 

@@ -315,6 +315,14 @@ static inline int64_t ws__sdeque_room(const ws_sdeque *q)
     return q->armed && room > ws__sdeque_tripwire(q) ? ws__sdeque_tripwire(q) : room;
 }
 
+/* Owner only: true while a reserve is open, the guard above bottom (the indices between are
+ * public before they hold items). */
+static inline bool ws__sdeque_reserve_open(const ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. */
+    return ws_load_relaxed(&q->bottom) < q->guard;
+}
+
 /* Owner only: true if the library may push at bottom with ws__sdeque_push_fitting although a
  * reserve closed the fast path (the guard lies above bottom): the item is public at once, which
  * a record that the inline fork-join never takes back with plain accesses may be. The room is
@@ -323,8 +331,8 @@ static inline int64_t ws__sdeque_room(const ws_sdeque *q)
 static inline bool ws__sdeque_fits_reserve(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable. */
-    int64_t b = ws_load_relaxed(&q->bottom);
-    return b < q->guard && (uint64_t)(b - q->fast_base) < (uint64_t)ws__sdeque_room(q);
+    uint64_t d1 = (uint64_t)(ws_load_relaxed(&q->bottom) - q->fast_base);
+    return ws__sdeque_reserve_open(q) && d1 < (uint64_t)ws__sdeque_room(q);
 }
 
 /* Owner only, after ws__sdeque_fits: plain stores (a release store is a plain store on x86). */
