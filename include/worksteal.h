@@ -270,6 +270,22 @@ static inline __attribute__((always_inline)) void ws__fast_pop(struct ws__fast *
     __atomic_store_n(&f->bottom, top, __ATOMIC_RELEASE);
 }
 
+/* The address of record p (a pointer to a complete type), recomputed at the cold call that
+ * needs it: gcc otherwise keeps the address of a record on the caller's stack in a callee-saved
+ * register across the caller's calls for the cold paths alone (a push, a move and a pop per
+ * fork). The lea touches no memory; the operand names the record so that gcc supplies its own
+ * addressing mode (such as (%rsp)), and the result hides where the address came from. */
+#if defined(__x86_64__) && !defined(__clang__)
+#define WS__COLD_ADDR(p)                                 \
+    __extension__({                                      \
+        __typeof__(p) ws_p_;                             \
+        __asm__("lea %1, %0" : "=r"(ws_p_) : "m"(*(p))); \
+        ws_p_;                                           \
+    })
+#else
+#define WS__COLD_ADDR(p) (p)
+#endif
+
 static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void *a_arg, ws_fn b,
                                                                   void *b_arg)
 {
@@ -302,7 +318,7 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
         b(t.rec.arg);
         return;
     }
-    ws__join_finish(&t.rec);
+    ws__join_finish(WS__COLD_ADDR(&t.rec));
 }
 
 /* The inline ws_sync's test: task, pushed by the inline ws_spawn at the calling worker's newest
@@ -335,7 +351,8 @@ static inline __attribute__((always_inline)) void ws__spawn_inline(ws_task *task
     if (__builtin_expect(task == NULL || fn == NULL ||
                              !ws__fast_push(f, &s->rec, fn, arg, flags, &s->bottom),
                          0)) {
-        ws_spawn(task, fn, arg);
+        task = WS__COLD_ADDR(task);
+        ws_spawn(task, fn, flags & WS__ARG_SELF ? task : arg);
         return;
     }
     f->open_spawns++;
@@ -348,7 +365,7 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
         t->fn(t->arg);
         return;
     }
-    ws_sync(task);
+    ws_sync(WS__COLD_ADDR(task));
 }
 
 #define ws_join(a, a_arg, b, b_arg) ws__join_inline((a), (a_arg), (b), (b_arg))
@@ -400,7 +417,7 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
     {                                                                \
         if (WS__SYNC_TAKE(&f->task))                                 \
             return name ARGS;                                        \
-        (ws_sync)(&f->task); /* the library's */                     \
+        (ws_sync)(WS__COLD_ADDR(&f->task)); /* the library's */      \
         return f->result;                                            \
     }                                                                \
     static R name PARAMS

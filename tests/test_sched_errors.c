@@ -12,7 +12,8 @@
  *                 thread left running, nothing leaked (ASan)
  *   alloc_fail    the kth allocation fails (k = 1, 2, ... until creation succeeds): ENOMEM each
  *                 time, *out untouched, no thread left running, nothing leaked (ASan)
- *   abort_sync_order, abort_sync_twice, abort_join_null, abort_spawn_null
+ *   abort_sync_order, abort_sync_twice, abort_join_null, abort_spawn_null (a NULL function
+ *                 or task; ws_sync of a NULL task)
  *                 contract violations abort (SIGABRT) with a message naming the function
  * The environment and abort cases run each attempt in a forked child, with its stderr (and
  * stdout) captured through pipes. Forking is done while this process has no other thread.
@@ -441,6 +442,17 @@ static void spawn_null(void *p)
     ws_sync(&t);
 }
 
+static void spawn_null_task(void *p)
+{
+    ws_spawn(NULL, spawn_null, p);
+}
+
+static void sync_null_task(void *p)
+{
+    (void)p;
+    ws_sync(NULL);
+}
+
 static void violation_child(void *p)
 {
     const violation *v = p;
@@ -539,6 +551,10 @@ int main(int argc, char **argv)
         const violation v[] = {
             {"ws_spawn with a NULL function", "ws_spawn", spawn_null, 2},
             {"ws_spawn with a NULL function", "ws_spawn", spawn_null, 0},
+            {"ws_spawn with a NULL task", "NULL task", spawn_null_task, 2},
+            {"ws_spawn with a NULL task", "NULL task", spawn_null_task, 0},
+            {"ws_sync with a NULL task", "NULL task", sync_null_task, 2},
+            {"ws_sync with a NULL task", "NULL task", sync_null_task, 0},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else {
