@@ -377,6 +377,7 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
 #else
 #define WS__SYNC_TAKE(task)      ((void)(task), 0)
 #define WS__SPAWN_SELF(task, fn) ws_spawn((task), (fn), (task))
+#define WS__COLD_ADDR(p)         (p)
 #endif /* the inline fast path */
 
 /* ---- typed tasks ------------------------------------------------------------------------ */

@@ -40,3 +40,9 @@ ws_add_test(test_idle_litmus SOURCES test_idle_litmus.c TIMEOUT 180 LABELS sched
 foreach(p 1 2 4)
   ws_add_test(test_sched_typed SOURCES test_sched_typed.c TIMEOUT 180 LABELS sched ARGS ${p})
 endforeach()
+# The same with the inline fast path turned off (WS_NO_INLINE_JOIN): the typed layer and the
+# calls go to the library's functions.
+add_executable(test_sched_typed_no_inline test_sched_typed.c)
+target_link_libraries(test_sched_typed_no_inline PRIVATE ws_internal)
+target_compile_definitions(test_sched_typed_no_inline PRIVATE WS_NO_INLINE_JOIN)
+ws_add_test(test_sched_typed_no_inline TIMEOUT 180 LABELS sched ARGS 2)
