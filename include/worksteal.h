@@ -161,24 +161,19 @@ struct ws__join_rec {
 
 /* A spawned task's record (a ws_task), and the inline join's: the task, then the deque's bottom
  * just after the inline fork pushed it (one past its index; at least 1, since indices start at
- * 1), WS__NOT_INLINE (not pushed by the inline fork, or synced already) or WS__PUBLIC (made
- * public since: the library takes it back). */
+ * 1), or WS__NOT_INLINE (not pushed by the inline fork, or synced already). */
 struct ws__spawn_rec {
     struct ws__join_rec rec;
     int64_t bottom;
 };
 
-/* The flags of a record pushed by the inline ws_spawn and by the inline ws_join (src/join.c
- * checks them against its own names; the library marks such records WS__PUBLIC when it makes
- * them public), and the marks of a record that the inline sync or join must leave to the
- * library. */
+/* The flag of a record pushed by the inline ws_spawn (src/join.c checks it against its own
+ * names), and the mark of a record that the inline sync must leave to the library. */
 #define WS__SPAWN_INLINE 0x800u
-#define WS__JOIN_INLINE  0x2000u
 /* With WS__SPAWN_INLINE: the record's argument is the record itself (the typed layer's frame),
  * which the inline push does not store; the library passes the record (src/internal.h). */
 #define WS__ARG_SELF   0x4000u
 #define WS__NOT_INLINE (-1)
-#define WS__PUBLIC     (-2)
 
 /* The calling thread's worker deque; on other threads an owner's line on which every inline
  * push and pop declines (so that no test for NULL is needed). initial-exec: one load, no call,
@@ -263,6 +258,18 @@ static inline __attribute__((always_inline)) void ws__fast_count(uint64_t *count
 #endif
 }
 
+/* True if the record that the inline fork pushed, recording end (the deque's bottom after its
+ * push), is the newest item of the calling worker's deque and private: bottom is still end, and
+ * its index end - 1 lies at or above the guard (a share, or a reserve, leaves it below). Only
+ * the owner moves bottom and the guard, so plain reads suffice (docs/deque.md, "The inline fast
+ * path"). */
+static inline __attribute__((always_inline)) bool ws__fast_owns(struct ws__fast *f, int64_t end)
+{
+    if (__builtin_expect(__atomic_load_n(&f->bottom, __ATOMIC_RELAXED) != end, 0))
+        return false;
+    return __builtin_expect(end > f->guard, 1);
+}
+
 /* Takes the newest item, at index top, back (the caller checked that it is private and its
  * own): bottom becomes top. */
 static inline __attribute__((always_inline)) void ws__fast_pop(struct ws__fast *f, int64_t top)
@@ -293,10 +300,9 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
      * rather than in a local that the compiler would keep in a callee-saved register across a():
      * 6 instructions fewer per join (bench/join-instructions.sh). */
     struct ws__spawn_rec t;
-    if (__builtin_expect(
-            a == NULL || b == NULL ||
-                !ws__fast_push(ws__tls_fast, &t.rec, b, b_arg, WS__JOIN_INLINE, &t.bottom),
-            0)) {
+    if (__builtin_expect(a == NULL || b == NULL ||
+                             !ws__fast_push(ws__tls_fast, &t.rec, b, b_arg, 0, &t.bottom),
+                         0)) {
         ws_join(a, a_arg, b, b_arg);
         return;
     }
@@ -306,13 +312,13 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
         a(a_arg);
         guard = NULL;
     }
-    /* The child is still the newest item, and private (else the library would have marked the
-     * record WS__PUBLIC when it made it public): take it back. a() left the deque as it found
-     * it (waits run only their own work, so nothing under the child was popped), unless it left
-     * group jobs above it: ws__join_finish runs those. */
+    /* The child is normally still the newest item and private: take it back. a() left the
+     * deque as it found it (waits run only their own work, so nothing under the child was
+     * popped), unless it left group jobs above it, or a thief's request made the child public:
+     * ws__join_finish sees to those. */
     struct ws__fast *f = ws__tls_fast;
     int64_t end = t.bottom;
-    if (__builtin_expect(__atomic_load_n(&f->bottom, __ATOMIC_RELAXED) == end, 1)) {
+    if (ws__fast_owns(f, end)) {
         ws__fast_pop(f, end - 1);
         ws__fast_count(&f->fast_joins); /* a fork whose child was not stolen */
         b(t.rec.arg);
@@ -323,17 +329,15 @@ static inline __attribute__((always_inline)) void ws__join_inline(ws_fn a, void 
 
 /* The inline ws_sync's test: task, pushed by the inline ws_spawn at the calling worker's newest
  * index, which is private, is taken back (and marked synced); the caller runs it. False:
- * nothing was done, the library's ws_sync must finish the sync. The bottom it recorded alone
- * identifies a private item: the inline push fills only private indices, the library marks
- * such a record WS__PUBLIC before it makes it public (the only way a thief can take it), and
- * every sync, and a push by the library, leave WS__NOT_INLINE; a zeroed record's 0 is no
- * bottom (indices start at 1), and threads that are not workers have a bottom no record holds. */
+ * nothing was done, the library's ws_sync must finish the sync. Every sync, and a push by the
+ * library, leave WS__NOT_INLINE in the record; a zeroed record's 0 is no bottom (indices start
+ * at 1), and threads that are not workers have a bottom no record holds. */
 static inline __attribute__((always_inline)) bool ws__sync_take(ws_task *task)
 {
     struct ws__spawn_rec *s = (struct ws__spawn_rec *)(void *)task;
     struct ws__fast *f = ws__tls_fast;
-    int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
-    if (__builtin_expect(s->bottom != bottom, 0))
+    int64_t bottom = s->bottom;
+    if (!ws__fast_owns(f, bottom))
         return false;
     ws__fast_pop(f, bottom - 1);
     s->bottom = WS__NOT_INLINE;     /* a second sync goes to the library, which aborts */

@@ -284,10 +284,8 @@ void ws__deque_check(const ws_deque *q)
  * the owner's `guard` equals top + avail; the live items are the slots top .. bottom-1.
  *
  * The inline fork-join of worksteal.h takes a task back with one plain store of bottom when
- * the bottom recorded in it is the deque's. Two owner-side rules make that safe (docs/deque.md,
- * "The inline fast path"; tests/model_sdeque_inline.c): the fast path (limit) is closed while
- * the guard lies above bottom, so it fills private indices only, and a share calls on_share on
- * each private item before it publishes them, so the worker can mark their records.
+ * the bottom recorded in it is the deque's and its index lies at or above the guard, that is
+ * private (docs/deque.md, "The inline fast path"; tests/model_sdeque_inline.c).
  *
  * Exactly once. A thief claims index i only by a CAS from (i, avail >= 1) after reading
  * bottom > i. The owner claims index i >= guard with plain accesses (no thief can: the guard
@@ -343,11 +341,6 @@ void ws__deque_check(const ws_deque *q)
 #define WS_SDEQUE_SHRINK_RATIO 4
 #endif
 enum { SHRINK_RATIO = WS_SDEQUE_SHRINK_RATIO };
-/* Whether a reserve closes the fast path (below); 0 only in tests/model_sdeque_inline.c, to show
- * that the inline fork-join's exactly-once depends on it. */
-#ifndef WS_SDEQUE_RESERVE_CLOSES
-#define WS_SDEQUE_RESERVE_CLOSES 1
-#endif
 /* How long a big array must stay unused (no push past the tripwire) before an empty pop gives
  * it back: the hysteresis against a program that bursts again and again. */
 #define SHRINK_QUIET_NS (UINT64_C(10) * 1000 * 1000)
@@ -389,7 +382,6 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     ws_store_relaxed(&q->fast_syncs, 0);
     q->guard = 1;
     q->fast_base = 2; /* top 1, as read */
-    q->on_share = NULL;
     q->slot = a->slot;
     q->mask = a->mask;
     q->reserve = reserve < WS_SDEQUE_MAX_RESERVE ? reserve : WS_SDEQUE_MAX_RESERVE;
@@ -409,10 +401,6 @@ void ws_sdeque_destroy(ws_sdeque *q)
 static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 {
     int64_t room = ws__sdeque_room(q);
-    /* A reserve closes the fast path: a push there is public at once, and the fast path fills
-     * private indices only. */
-    if (WS_SDEQUE_RESERVE_CLOSES && ws__sdeque_reserve_open(q))
-        room = 0;
     /* relaxed: limit orders nothing; the CAS only keeps a concurrent 0 from being lost. */
     ws_cas_relaxed(&q->limit, &seen, room > 0 ? (uint64_t)room : 0);
 }
@@ -581,14 +569,6 @@ static uint64_t sdeque_share(ws_sdeque *q, uint64_t avail, uint64_t k)
 {
     if (k > WS_SDEQUE_AVAIL_MASK - avail)
         k = WS_SDEQUE_AVAIL_MASK - avail;
-    if (k > 0 && q->on_share != NULL) {
-        /* relaxed: the owner's own variable and its own writes of the slots. */
-        int64_t end = ws_load_relaxed(&q->bottom);
-        if (end > q->guard + (int64_t)k)
-            end = q->guard + (int64_t)k;
-        for (int64_t i = q->guard; i < end; i++)
-            q->on_share(ws_load_relaxed(&q->slot[(size_t)i & q->mask]));
-    }
     if (k > 0) {
         /* release: publishes the items below the new guard (and their records) to the
          * thieves' acquire load of ts; the add cannot carry into top (avail + k fits). */
@@ -633,15 +613,6 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     return b - t;
 }
 
-/* Owner only, after a pop that left the guard where it was: if it now lies above bottom (a
- * reserve that thieves emptied), closes the fast path until the next slow push (as
- * sdeque_reopen would: a fast push fills private indices only). */
-static void sdeque_close_reserve(ws_sdeque *q)
-{
-    if (WS_SDEQUE_RESERVE_CLOSES && ws__sdeque_reserve_open(q))
-        ws__sdeque_force_slow(q);
-}
-
 void *ws__sdeque_pop_public(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable. */
@@ -653,7 +624,6 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
         t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
         if (b < t) {
             sdeque_drained(q, t); /* thieves took everything: top == bottom, empty */
-            sdeque_close_reserve(q);
             return NULL;
         }
         /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
@@ -668,7 +638,6 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     if (b == t) {
         q->fast_base = b + 2; /* top == bottom == b + 1: the deque is empty */
         sdeque_drained(q, b + 1);
-        sdeque_close_reserve(q);
         return item;
     }
     q->guard = b;

@@ -241,16 +241,11 @@ typedef struct ws_sdeque {
     size_t shrink_mask;
     bool armed;
     uint64_t quiet_since_ns;
-    /* Owner only: called on each private item just before a share makes it public (NULL:
-     * none). The worker marks records that the inline fork-join of worksteal.h must no longer
-     * take back with plain accesses. */
-    void (*on_share)(void *item);
 } ws_sdeque;
 
 /* Owner only, before any thief exists. 0 or ENOMEM. reserve: how many tasks pushed onto an
  * empty deque thieves may take without the owner's help (at most WS_SDEQUE_MAX_RESERVE; the
- * pool uses its thread count - 1). Indices start at 1 (bottom is never 0), and on_share is
- * NULL. */
+ * pool uses its thread count - 1). Indices start at 1 (bottom is never 0). */
 int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve);
 /* Owner only, with no thief still running. */
 void ws_sdeque_destroy(ws_sdeque *q);
@@ -285,8 +280,8 @@ size_t ws__sdeque_bytes(const ws_sdeque *q);
 
 /* Owner only: true if the next push may take the fast path (ws__sdeque_push_fitting). One
  * comparison: bottom - fast_base, which is d - 1, wraps around when the deque is empty (d == 0),
- * so that the slow path can tell the caller that it pushed onto an empty deque. limit is 0
- * while the guard lies above bottom (a reserve), so every fast push fills a private index. */
+ * so that the slow path can tell the caller that it pushed onto an empty deque. A push into a
+ * reserve (the guard above bottom) is public at once. */
 static inline bool ws__sdeque_fits(ws_sdeque *q)
 {
     /* relaxed: bottom is ours; limit is a request flag whose partner is the relaxed store in
@@ -313,26 +308,6 @@ static inline int64_t ws__sdeque_room(const ws_sdeque *q)
 {
     int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
     return q->armed && room > ws__sdeque_tripwire(q) ? ws__sdeque_tripwire(q) : room;
-}
-
-/* Owner only: true while a reserve is open, the guard above bottom (the indices between are
- * public before they hold items). */
-static inline bool ws__sdeque_reserve_open(const ws_sdeque *q)
-{
-    /* relaxed: the owner's own variable. */
-    return ws_load_relaxed(&q->bottom) < q->guard;
-}
-
-/* Owner only: true if the library may push at bottom with ws__sdeque_push_fitting although a
- * reserve closed the fast path (the guard lies above bottom): the item is public at once, which
- * a record that the inline fork-join never takes back with plain accesses may be. The room is
- * the fast path's; a push onto an empty deque still takes the slow path (bottom - fast_base
- * wraps around). */
-static inline bool ws__sdeque_fits_reserve(ws_sdeque *q)
-{
-    /* relaxed: the owner's own variable. */
-    uint64_t d1 = (uint64_t)(ws_load_relaxed(&q->bottom) - q->fast_base);
-    return ws__sdeque_reserve_open(q) && d1 < (uint64_t)ws__sdeque_room(q);
 }
 
 /* Owner only, after ws__sdeque_fits: plain stores (a release store is a plain store on x86). */

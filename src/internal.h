@@ -34,7 +34,6 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_init(q, cap, reserve) ((void)(reserve), ws_locked_deque_init((q), (cap)))
 #define ws__wdeque_destroy               ws_locked_deque_destroy
 #define ws__wdeque_fits(q)               ((void)(q), false)
-#define ws__wdeque_fits_library(q)       ((void)(q), false)
 #define ws__wdeque_push_fitting(q, item) ((void)ws_locked_deque_push((q), (item)))
 #define ws__wdeque_pop                   ws_locked_deque_pop
 #define ws__wdeque_steal                 ws_locked_deque_steal
@@ -51,22 +50,19 @@ static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool 
 }
 #else
 typedef ws_sdeque ws__wdeque;
-#define ws__wdeque_init            ws_sdeque_init
-#define ws__wdeque_destroy         ws_sdeque_destroy
-#define ws__wdeque_fits            ws__sdeque_fits
-/* The library's own pushes (records the inline fork-join does not take back) may also fill a
- * reserve with plain stores, as the inline fast path may not. */
-#define ws__wdeque_fits_library(q) (ws__sdeque_fits(q) || ws__sdeque_fits_reserve(q))
-#define ws__wdeque_push_fitting    ws__sdeque_push_fitting
-#define ws__wdeque_push_slow       ws__sdeque_push_slow
-#define ws__wdeque_pop             ws__sdeque_pop
-#define ws__wdeque_steal           ws_sdeque_steal
-#define ws__wdeque_size            ws_sdeque_size
-#define ws__wdeque_growths(q)      ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
-#define ws__wdeque_set_depth_cap   ws__sdeque_set_depth_cap
-#define ws__wdeque_force_slow      ws__sdeque_force_slow
-#define ws__wdeque_publish_all     ws__sdeque_publish_all
-#define ws__wdeque_trim            ws__sdeque_trim
+#define ws__wdeque_init          ws_sdeque_init
+#define ws__wdeque_destroy       ws_sdeque_destroy
+#define ws__wdeque_fits          ws__sdeque_fits
+#define ws__wdeque_push_fitting  ws__sdeque_push_fitting
+#define ws__wdeque_push_slow     ws__sdeque_push_slow
+#define ws__wdeque_pop           ws__sdeque_pop
+#define ws__wdeque_steal         ws_sdeque_steal
+#define ws__wdeque_size          ws_sdeque_size
+#define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow    ws__sdeque_force_slow
+#define ws__wdeque_publish_all   ws__sdeque_publish_all
+#define ws__wdeque_trim          ws__sdeque_trim
 #endif
 
 /* The inline join of worksteal.h reads the owner's fields of the split deque through struct
@@ -168,7 +164,7 @@ static inline void ws__task_init(ws__task *t, ws_fn fn, void *arg)
 {
     t->fn = fn;
     t->arg = arg;
-    t->flags = 0; /* the caller sets its own; 0 is none (ws__task_mark_public reads them) */
+    t->flags = 0; /* the caller sets its own; 0 is none */
     /* relaxed: the record is published by the push's release store of bottom (or the
      * injector's release link), which orders these stores before any reader. */
     ws_store_relaxed(&t->state, WS_TASK_PENDING | WS_KIND_WAITED << WS_TASK_KIND_SHIFT);
@@ -190,18 +186,6 @@ typedef struct ws__spawn {
 } ws__spawn;
 _Static_assert(sizeof(ws__spawn) <= sizeof(ws_task), "ws_task must hold a spawn record");
 WS_SAME_FIELD_(ws__spawn, bottom, struct ws__spawn_rec, bottom);
-
-/* The split deque's share hook (ws_sdeque.on_share) on a worker's deque: item, a private
- * task record about to be made public, gets the mark that sends worksteal.h's inline sync or
- * join to the library if the inline fork pushed it (their fast test is that the record's
- * bottom is the deque's). Owner only, before the item is published (a job record may be
- * freed by the thief that takes it). */
-static inline void ws__task_mark_public(void *item)
-{
-    ws__task *t = item;
-    if (t->flags & (WS__SPAWN_INLINE | WS__JOIN_INLINE))
-        ((ws__spawn *)t)->bottom = WS__PUBLIC;
-}
 
 /* ---- work and span (profile.c) --------------------------------------------------------- */
 
@@ -630,7 +614,7 @@ static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
 {
     bool published = false;
     int64_t before = 1;
-    if (ws__wdeque_fits_library(&w->deque))
+    if (ws__wdeque_fits(&w->deque))
         ws__wdeque_push_fitting(&w->deque, t);
     else
         before = ws__wdeque_push_slow(&w->deque, t, &published);

@@ -99,7 +99,7 @@ static WS_NOINLINE bool push_rare(ws__worker *w, ws__task *t)
 /* Worker w pushes t; false if the deque could not grow (the caller then runs it inline). */
 static inline bool push_task(ws__worker *w, ws__task *t)
 {
-    if (WS_UNLIKELY(!ws__wdeque_fits_library(&w->deque)))
+    if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
         return push_rare(w, t);
     ws__wdeque_push_fitting(&w->deque, t);
     ws__count(w, spawns, 1);

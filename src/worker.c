@@ -73,9 +73,6 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
         ws__free(w);
         return NULL;
     }
-#ifndef WS_LOCKED_DEQUE
-    w->deque.on_share = ws__task_mark_public;
-#endif
     w->pool = pool;
     w->id = id;
     w->spare = spare;

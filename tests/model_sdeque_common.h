@@ -63,12 +63,11 @@ static void take(void *x)
  * to a block-scoped one as an access to freed memory once clang reuses its stack slot. */
 static bool published;
 
-/* A push as the library makes it (ws__wdeque_push_size): plain when the fast path, or a
- * reserve, has room. */
+/* A push as the library makes it (ws__wdeque_push_size): plain when the fast path fits. */
 static void push(int i)
 {
     items[i].payload = 1 + i;
-    if (ws__sdeque_fits(&deque) || ws__sdeque_fits_reserve(&deque)) {
+    if (ws__sdeque_fits(&deque)) {
         ws__sdeque_push_fitting(&deque, &items[i]);
     } else {
         int64_t before = ws__sdeque_push_slow(&deque, &items[i], &published);

@@ -141,11 +141,10 @@ static int64_t sp_push_size(void *q, void *item)
     bool published;
     return ws__sdeque_push_slow(q, item, &published);
 }
-/* A push as the library makes it (ws__wdeque_push_size): plain when the fast path, or a
- * reserve, has room. */
+/* A push as the library makes it (ws__wdeque_push_size): plain when the fast path fits. */
 static int sp_push(void *q, void *item)
 {
-    if (!ws__sdeque_fits(q) && !ws__sdeque_fits_reserve(q))
+    if (!ws__sdeque_fits(q))
         return sp_push_size(q, item) < 0 ? ENOMEM : 0;
     ws__sdeque_push_fitting(q, item);
     return 0;
@@ -705,8 +704,8 @@ static void test_shrink(void)
     deque_free(ops, q);
 
     /* A thief's request pending while the owner trims: limit stays 0 for the next slow push,
-     * but the room that the library's pushes into a reserve use is the smaller array's (else a
-     * burst of jobs into a reserve could overrun it). */
+     * and the room that push installs is the smaller array's (else a burst of pushes into the
+     * reserve could overrun it). */
     q = split_new(4, 8);
     burst(q, v, 40);
     ASSERT_UEQ(ops->capacity(q), 64);
