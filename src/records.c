@@ -195,7 +195,7 @@ ws__job *ws__record_new(ws_pool *pool, ws__worker *self)
      * allocation faults are armed, records come from the allocator (see the top). */
     if (WS_LIKELY(!ws__test_fail_alloc_pending()) && (c->chain != NULL || list_refill(pool, c)))
         return (ws__job *)list_take(c);
-    return ws__malloc(sizeof(ws__job));
+    return ws__malloc(sizeof(ws__record));
 }
 
 void ws__record_free(ws_pool *pool, ws__worker *self, ws__job *j)

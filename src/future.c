@@ -1,0 +1,401 @@
+/* future.c: futures: ws_future_submit, then ws_future_get in any order, from any thread, and
+ * ws_future_free once.
+ *
+ * A future is a heap record (records.c, recycled) whose task is queued like a fork's child: on
+ * the submitting worker's own deque, or through the injector from elsewhere. Whoever runs it
+ * first claims it on its state word with one compare-and-swap from "pending": a worker that took
+ * it from a queue (ws__task_run_taken), or a getter, which claims it wherever it is queued (in its
+ * own deque at any depth, in another worker's deque, in the injector) and runs it at once. The
+ * queue's slot is left as it is: the state word is the marker that the pop, steal and injector
+ * paths read, so a queue that later yields a claimed future only lets go of it. Nothing is ever
+ * taken out of the middle of a deque, so the deques keep their protocol untouched.
+ *
+ * The state word (task.state) of a future:
+ *   kind bits  WS_KIND_FUTURE, for its whole life (the queues tell futures by them);
+ *   TAKEN      claimed, with the runner's worker id + 1 above WS_TASK_THIEF_SHIFT (the hint that
+ *              a getter leapfrogs, wait.c);
+ *   DONE       finished: fn returned (result written), or cancelled before it started
+ *              (CANCELLED with it);
+ *   WAITER     a getter parks on the word: the RMW that sets DONE wakes it;
+ *   QUEUED     a deque or injector slot still points to the record;
+ *   HANDLE     the user has not called ws_future_free.
+ * The record goes back to the recycler when DONE is set and QUEUED and HANDLE are clear, by the
+ * one RMW (or, for a finished future whose slot is gone, the one free) that makes it so. A
+ * getter on a worker of the future's pool never sleeps while it can help (docs/scheduler.md,
+ * "Getting a future": the argument that an acyclic program finishes with no spare thread).
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+
+enum {
+    F_KIND = WS_KIND_FUTURE << WS_TASK_KIND_SHIFT,
+    F_CANCELLED = 0x40,
+    F_QUEUED = 0x80,
+    F_RUNNER = 0xFFFFu << WS_TASK_THIEF_SHIFT,
+    F_HANDLE = 1u << 24,
+    /* What a recycled record's state holds until it is reused (no kind bits: not a future). */
+    F_FREED = 0x0F0E0000u,
+    F_INJECTED = 1u << 8, /* task.flags: queued through the injector, holding a pool reference */
+};
+
+static inline ws__future *future_of(ws__task *t)
+{
+    return (ws__future *)(void *)t;
+}
+
+/* The record of handle f, checked as far as a recycled record can be: aborts naming function
+ * if f is NULL or was freed (and not reused since). Returns its state, read with acquire: a
+ * DONE read here makes the result visible (pairs with the release half of finish's RMW). */
+static uint32_t checked_state(const ws_future *handle, const char *function)
+{
+    if (handle == NULL)
+        ws__contract_violation(function, "NULL future");
+    ws__future *f = (ws__future *)(void *)handle;
+    uint32_t s = ws_load_acquire(&f->task.state);
+    if ((s & (3u << WS_TASK_KIND_SHIFT)) != F_KIND || !(s & F_HANDLE))
+        ws__contract_violation(function, "the future was freed (ws_future_free)");
+    return s;
+}
+
+/* The record is no longer needed by anyone: back to the recycler. */
+static void recycle(ws__future *f)
+{
+    ws_pool *pool = f->task.owner;
+    /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
+    ws_store_relaxed(&f->task.state, F_FREED);
+    ws__record_free(pool, ws__tls_worker, (ws__job *)(void *)f);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Claiming, running, finishing                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Worker w claims f if it has not started: true if w is now its runner. */
+static bool claim(ws__worker *w, ws__future *f)
+{
+    /* relaxed: the CAS below decides. */
+    uint32_t s = ws_load_relaxed(&f->task.state);
+    while (!(s & (WS_TASK_TAKEN | WS_TASK_DONE))) {
+        /* acq_rel: the acquire half orders our run after the submitter's writes (for a getter
+         * that got the handle by a route the queues did not order); the release half publishes
+         * our floor to leapfroggers (ws__leapfrog). Fails if a rival claimed or cancelled it,
+         * or a waiter announced itself (then we try again). */
+        if (ws_cas_acq_rel(&f->task.state, &s,
+                           s | WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT))
+            return true;
+    }
+    return false;
+}
+
+/* The runner of f is done with it: clears `clear` (its TAKEN and id bits, and QUEUED if it took
+ * the queue's slot) and sets DONE in one RMW, wakes a parked getter, and recycles the record if
+ * nobody holds it any more. f may be gone once this returns. */
+static void finish(ws__future *f, uint32_t clear)
+{
+    /* acq_rel: the release half publishes the result to getters' acquire loads of DONE; the
+     * acquire half makes a WAITER or a free seen here ours to act on. The bits of clear are
+     * set and DONE is not, so the addition cannot carry. */
+    uint32_t old = ws_fetch_add_acq_rel(&f->task.state, WS_TASK_DONE - clear);
+    uint32_t now = old - clear + WS_TASK_DONE;
+    if (old & WS_TASK_WAITER)
+        ws__futex_wake(&f->task.state, INT_MAX); /* the word's address only: f may be gone */
+    if (!(now & (F_QUEUED | F_HANDLE)))
+        recycle(f);
+}
+
+/* A queue's slot for f is consumed without running it (a getter claimed it, or it was
+ * cancelled): the queue's reference goes. */
+static void unqueue(ws__future *f)
+{
+    /* acq_rel: as in finish; the release half orders our reads of f before its recycling. */
+    uint32_t old = ws_fetch_and_acq_rel(&f->task.state, ~(uint32_t)F_QUEUED);
+    if ((old & WS_TASK_DONE) && !(old & F_HANDLE))
+        recycle(f);
+}
+
+/* The task function of a future's record. */
+static void future_body(void *p)
+{
+    ws__future *f = p;
+    f->result = f->fn(f->arg);
+}
+
+/* Worker w claimed f: runs it (queued: w took it from a queue's slot) and finishes it. */
+static void run_claimed(ws__worker *w, ws__future *f, bool queued, const char *what)
+{
+    ws__run_taken_body(w, &f->task, what);
+    uint32_t runner = (w->id + 1) << WS_TASK_THIEF_SHIFT;
+    finish(f, WS_TASK_TAKEN | runner | (queued ? F_QUEUED : 0));
+}
+
+void ws__future_run_taken(ws__worker *w, ws__task *t, const char *what)
+{
+    ws__future *f = future_of(t);
+    ws_pool *pool = t->owner;
+    bool injected = t->flags & F_INJECTED; /* read first: the record may be recycled below */
+    int64_t floor = ws__floor_raise(w);    /* before the claim publishes it */
+    if (claim(w, f))
+        run_claimed(w, f, true, what);
+    else
+        unqueue(f);
+    ws__floor_restore(w, floor);
+    if (injected)
+        ws__pool_release(pool, 1); /* the reference ws_future_submit took for the injector */
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Submitting                                                                                */
+/* ---------------------------------------------------------------------------------------- */
+
+int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+{
+    if (out == NULL || fn == NULL)
+        ws__contract_violation("ws_future_submit", "NULL out or function");
+    ws__worker *w = ws__tls_worker;
+    if (pool == NULL)
+        pool = w != NULL ? w->pool : ws_default_pool();
+    /* From a worker of pool the future is part of the work destroy waits for already; from
+     * elsewhere it holds a reference until its queue slot is consumed. */
+    bool local = w != NULL && w->pool == pool;
+    int err = local ? 0 : ws__pool_admit(pool, 1);
+    if (err != 0)
+        return err;
+    ws__future *f = (ws__future *)(void *)ws__record_new(pool, w);
+    if (f == NULL) {
+        if (!local)
+            ws__pool_release(pool, 1);
+        return ENOMEM;
+    }
+    f->task.fn = future_body;
+    f->task.arg = f;
+    f->task.flags = local ? 0 : F_INJECTED;
+    f->task.owner = pool;
+    f->fn = fn;
+    f->arg = arg;
+    f->result = NULL;
+    /* relaxed: the record is published by the push's release store or the injector's release
+     * link, which order these stores before any reader. */
+    ws_store_relaxed(&f->error, 0);
+    ws_store_relaxed(&f->task.state, F_KIND | F_HANDLE | F_QUEUED);
+    *out = (ws_future *)(void *)f;
+    if (!local) {
+        ws__pool_inject(pool, &f->task);
+        return 0;
+    }
+    if (!ws__fork_push(w, &f->task)) {
+        /* The deque cannot grow: run it now, as a fork would, lose nothing. */
+        ws_store_relaxed(&f->task.state, F_KIND | F_HANDLE); /* relaxed: still private */
+        int64_t floor = ws__floor_raise(w);
+        if (claim(w, f))
+            run_claimed(w, f, false, "future");
+        ws__floor_restore(w, floor);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Getting                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Worker w, a getter of f (not DONE): if f is w's newest private item, takes its slot back with
+ * plain accesses (as a sync does) and runs it; else claims it where it is queued and runs it.
+ * False if someone else runs it (or ran it). */
+static bool run_if_pending(ws__worker *w, ws__future *f)
+{
+    bool popped = ws__wdeque_peek_private(&w->deque) == &f->task;
+    if (popped) {
+        ws__wdeque_pop(&w->deque);
+        ws__count(w, pops, 1);
+    }
+    int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
+    bool ran = claim(w, f);
+    if (ran)
+        run_claimed(w, f, popped, "future");
+    else if (popped)
+        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
+    ws__floor_restore(w, floor);
+    return ran;
+}
+
+/* Worker w of f's pool waits for f, helping: f itself if it has not started, else work that the
+ * worker running f pushed since it started f (leapfrogging); parks when there is none. */
+static void help_until_done(ws__worker *w, ws__future *f)
+{
+    ws__wait wait = {.backoff = ws__backoff_start(w)};
+    for (;;) {
+        /* acquire: pairs with finish's release; the result is visible once we see DONE. */
+        uint32_t s = ws_load_acquire(&f->task.state);
+        if (s & WS_TASK_DONE)
+            break;
+        if (!(s & WS_TASK_TAKEN)) {
+            if (run_if_pending(w, f))
+                break;
+            continue; /* claimed or cancelled meanwhile: read it again */
+        }
+        uint32_t runner = (s & F_RUNNER) >> WS_TASK_THIEF_SHIFT;
+        if (runner == w->id + 1)
+            ws__contract_violation("ws_future_get", "the future's own function (or work it "
+                                                    "waits for) gets it: it would wait forever");
+        ws__task *u = ws__leapfrog(w, runner, &f->task.state, s);
+        if (u != NULL)
+            ws__task_run_taken(w, u, "leapfrog");
+        if (ws__wait_step(w, &wait, u != NULL))
+            ws__park_on_state(w, &f->task.state, s);
+    }
+    ws__wait_end(w, &wait);
+}
+
+/* A thread that cannot run f (not a worker of its pool) sleeps until f is done. */
+static void sleep_until_done(ws__future *f)
+{
+    ws__wait wait = {.backoff = ws__backoff_start(NULL)};
+    for (;;) {
+        /* acquire: as in help_until_done. */
+        uint32_t s = ws_load_acquire(&f->task.state);
+        if (s & WS_TASK_DONE)
+            break;
+        if (ws__wait_step(NULL, &wait, false))
+            ws__park_on_state(NULL, &f->task.state, s);
+    }
+}
+
+/* Returns once f is DONE (its state read with acquire). */
+static void await_done(ws__future *f)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == f->task.owner) {
+        help_until_done(w, f);
+    } else if (w != NULL) {
+        /* A worker of another pool cannot help this one: its own pool keeps its P workers
+         * running with a spare meanwhile (as ws_pool_run and ws_group_wait do). */
+        ws_block_begin();
+        sleep_until_done(f);
+        ws_block_end();
+    } else {
+        sleep_until_done(f);
+    }
+}
+
+static void task_escaped(ws__task **guard)
+{
+    if (WS_UNLIKELY(*guard != NULL))
+        ws__contract_violation("ws_future_get", "an exception escaped a future's function "
+                                                "(catch exceptions inside it)");
+}
+
+/* The fast path of a get on worker w, as a sync's: f is w's newest item, private, and the pool
+ * is neither profiled nor traced: take the slot back with plain accesses, claim f (a getter
+ * elsewhere may be claiming it too), run its function and finish it. False if f is not there,
+ * or a rival claimed it first. */
+static inline bool get_newest(ws__worker *w, ws__future *f)
+{
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (ws__wdeque_peek_private(&w->deque) != &f->task || ws_load_relaxed(&w->profiling) != 0 ||
+        w->pool->trace != NULL)
+        return false;
+    ws__wdeque_pop(&w->deque);
+    ws__count(w, pops, 1);
+    int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
+    bool ran = claim(w, f);
+    if (ran) {
+        ws__task *guard WS_UNWIND_GUARD(task_escaped) = &f->task;
+        f->result = f->fn(f->arg);
+        guard = NULL;
+        finish(f, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT | F_QUEUED);
+    } else {
+        unqueue(f);
+    }
+    ws__floor_restore(w, floor);
+    return ran;
+}
+
+/* The slow path of a get: f was not DONE and is not w's newest item (w: the calling thread's
+ * worker, or NULL). */
+static WS_NOINLINE void get_slow(ws__future *f)
+{
+    ws__prof_strand_end(); /* a wait is no strand's work (profile.c) */
+    await_done(f);
+    ws__prof_strand_begin();
+}
+
+void *ws_future_get(ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_get");
+    ws__future *f = (ws__future *)(void *)handle;
+    if (!(s & WS_TASK_DONE)) {
+        ws__worker *w = ws__tls_worker;
+        if (w == NULL || !get_newest(w, f))
+            get_slow(f);
+    }
+    return f->result;
+}
+
+int ws_future_wait(ws_future *handle, void **result)
+{
+    void *r = ws_future_get(handle);
+    if (result != NULL)
+        *result = r;
+    return ws_future_status(handle);
+}
+
+int ws_future_status(const ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_status");
+    const ws__future *f = (const ws__future *)(const void *)handle;
+    if (!(s & WS_TASK_DONE))
+        return EBUSY;
+    /* acquire: pairs with ws_future_fail's CAS (made before its cancellation). */
+    int err = (int)ws_load_acquire(&((ws__future *)f)->error);
+    return err != 0 ? err : (s & F_CANCELLED) ? ECANCELED : 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Cancelling and freeing                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+bool ws_future_cancel(ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_cancel");
+    ws__future *f = (ws__future *)(void *)handle;
+    while (!(s & (WS_TASK_TAKEN | WS_TASK_DONE))) {
+        /* acq_rel: as a claim (it is one, by nobody): the release half publishes DONE to
+         * getters; the acquire half makes a parked getter's WAITER ours to wake. */
+        if (ws_cas_acq_rel(&f->task.state, &s, s | WS_TASK_DONE | F_CANCELLED)) {
+            if (s & WS_TASK_WAITER)
+                ws__futex_wake(&f->task.state, INT_MAX);
+            return true; /* the queue's slot goes when a worker reaches it (unqueue) */
+        }
+    }
+    return (s & F_CANCELLED) != 0;
+}
+
+void ws_future_fail(ws_future *handle, int err)
+{
+    if (err <= 0)
+        ws__contract_violation("ws_future_fail", "err must be a positive error code");
+    (void)checked_state(handle, "ws_future_fail");
+    ws__future *f = (ws__future *)(void *)handle;
+    uint32_t none = 0;
+    /* release: pairs with ws_future_status's acquire load; the first call wins. */
+    (void)ws_cas_acq_rel(&f->error, &none, (uint32_t)err);
+    (void)ws_future_cancel(handle);
+}
+
+void ws_future_free(ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_free");
+    ws__future *f = (ws__future *)(void *)handle;
+    if ((s & WS_TASK_DONE) && !(s & F_QUEUED)) {
+        /* Finished and out of every queue: nobody else writes the word now. */
+        recycle(f);
+        return;
+    }
+    /* acq_rel: as in unqueue. */
+    uint32_t old = ws_fetch_and_acq_rel(&f->task.state, ~(uint32_t)F_HANDLE);
+    if (!(old & F_HANDLE))
+        ws__contract_violation("ws_future_free", "the future was freed (ws_future_free)");
+    if ((old & WS_TASK_DONE) && !(old & F_QUEUED))
+        recycle(f);
+}
