@@ -4,8 +4,10 @@
  *   bench_futures [--quick] [--workers LIST] [--rounds N] [--reps N] [--workloads LIST]
  *                 [--fib N] [--nqueens N] [--sum N] [--cap-workers LIST] [--cap-nqueens N]
  *                 [--no-java] [--no-cap]
- *   bench_futures --once fib|nqueens|sum [--workers P] [--fib N] ...   (one futures run; for
- *                 bench/futures-syscalls.sh, which counts its futex calls)
+ *   bench_futures --once fib|nqueens|sum [--version V] [--workers P] [--fib N] ...
+ *                 (one run of version V, default ws-future, on a fresh pool, with the pool's
+ *                 counters: for bench/futures-syscalls.sh, which counts its futex calls, and for
+ *                 instruction counts under callgrind)
  *
  * Three workloads, each written in the futures style and checked against its known answer:
  *   fib      fib(n) with one future per call: submit fib(n-1), compute fib(n-2) directly, get,
@@ -365,7 +367,8 @@ typedef struct options {
     int rounds, reps;
     long fib_n, nq_n, cap_nq_n, sum_n;
     bool java, cap;
-    int once; /* -1, or the workload whose futures version runs once */
+    int once;         /* -1, or the workload that runs once */
+    int once_version; /* the version it runs in */
 } options;
 
 typedef struct instance {
@@ -799,6 +802,15 @@ static int find_workload(const char *s, size_t len)
     return -1;
 }
 
+/* A version --once can run (not java). */
+static int find_version(const char *s)
+{
+    for (int v = 0; v < V_JAVA; v++)
+        if (strcmp(s, v_names[v]) == 0)
+            return v;
+    return -1;
+}
+
 static bool parse_workloads(const char *s, bool *wl)
 {
     memset(wl, 0, sizeof(bool) * W_COUNT);
@@ -828,7 +840,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: bench_futures [--quick] [--workers LIST] [--rounds N] [--reps N]\n"
                "         [--workloads fib,nqueens,sum] [--fib N] [--nqueens N] [--sum N]\n"
                "         [--cap-workers LIST] [--cap-nqueens N] [--no-java] [--no-cap]\n"
-               "       bench_futures --once fib|nqueens|sum [--workers P] [sizes]\n"
+               "       bench_futures --once fib|nqueens|sum [--version V] [--workers P] "
+               "[sizes]\n"
                "(bench/wl_futures.c describes the measurements)\n");
 }
 
@@ -847,7 +860,8 @@ static int parse_options(int argc, char **argv, options *o)
                    .sum_n = 1L << 22,
                    .java = true,
                    .cap = true,
-                   .once = -1};
+                   .once = -1,
+                   .once_version = V_WS_FUTURE};
     enum {
         O_QUICK = 256,
         O_WORKERS,
@@ -862,6 +876,7 @@ static int parse_options(int argc, char **argv, options *o)
         O_NOJAVA,
         O_NOCAP,
         O_ONCE,
+        O_VERSION,
         O_HELP
     };
     static const struct option opts[] = {
@@ -878,6 +893,7 @@ static int parse_options(int argc, char **argv, options *o)
         {"no-java", no_argument, NULL, O_NOJAVA},
         {"no-cap", no_argument, NULL, O_NOCAP},
         {"once", required_argument, NULL, O_ONCE},
+        {"version", required_argument, NULL, O_VERSION},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -925,6 +941,9 @@ static int parse_options(int argc, char **argv, options *o)
         case O_ONCE:
             good = (o->once = find_workload(optarg, strlen(optarg))) >= 0;
             break;
+        case O_VERSION:
+            good = (o->once_version = find_version(optarg)) >= 0;
+            break;
         case O_HELP:
             usage(stdout);
             return 1;
@@ -965,19 +984,22 @@ static void prepare(const options *o, instance *ins)
     ins[W_SUM].futures = sum_tasks(len);
 }
 
-/* --once: the futures version of one workload, once, on a fresh pool of the first --workers
- * count; prints the number of futures (what bench/futures-syscalls.sh divides by). */
+/* --once: one version of one workload, once, on a fresh pool of the first --workers count;
+ * prints the number of futures (what bench/futures-syscalls.sh divides by) and the counters of
+ * a worksteal pool. */
 static int run_once(const options *o, const instance *ins)
 {
-    runner r = runner_start(V_WS_FUTURE, o->workers[0]);
+    runner r = runner_start(o->once_version, o->workers[0]);
     double s;
     bool ok = timed_run(&r, o->once, &ins[o->once], &s);
-    ws_stats st;
-    ws_pool_stats(r.ws, &st);
+    ws_stats st = {0};
+    if (r.ws)
+        ws_pool_stats(r.ws, &st);
     runner_stop(&r);
-    printf("futures %llu workers %u ms %.3f steals %llu parks %llu wakeups %llu leapfrogs %llu "
-           "max_deque_depth %llu %s\n",
+    printf("futures %llu workers %u ms %.3f spawns %llu pops %llu steals %llu parks %llu "
+           "wakeups %llu leapfrogs %llu max_deque_depth %llu %s\n",
            (unsigned long long)ins[o->once].futures, o->workers[0], s * 1e3,
+           (unsigned long long)st.spawns, (unsigned long long)st.pops,
            (unsigned long long)st.steals, (unsigned long long)st.parks,
            (unsigned long long)st.wakeups, (unsigned long long)st.leapfrogs,
            (unsigned long long)st.max_deque_depth, ok ? "ok" : "FAIL");
