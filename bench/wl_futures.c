@@ -33,6 +33,9 @@
  * --reps times (default 3) after one untimed warm-up run on a fresh pool; a round's figure is the
  * median of its reps. A time is the median of its rounds' figures, and a ratio the median of the
  * rounds' ratios, so a slow spell of the shared machine falls on one round of both sides.
+ * Columns: each version's time; fut/spawn = ws-future / ws-spawn, cq/fut = cq-future /
+ * ws-future, java/fut = java / ws-future; ns/fut = the ws-future time times P over the number of
+ * futures, the worker time per future with its share of the work.
  *
  * The thread cap (--cap-workers, default 1,2,4,8,16): n-queens(--cap-nqueens, default 12) in the
  * futures style with max_spares = WS_NO_SPARES, its root future submitted from the main thread,
@@ -55,12 +58,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NQ_MAX      18 /* n-queens: the largest n (a row's children fit in arrays this long) */
-#define SUM_LEAF    16 /* elements a sum leaf adds up itself */
-#define MAX_COUNTS  16 /* worker counts in a list */
-#define MAX_ROUNDS  15
-#define MAX_REPS    25
-#define CAP_POLL_NS 200000L
+#define NQ_MAX      18      /* n-queens: the largest n (a row's children fit in arrays this long) */
+#define SUM_LEAF    16      /* elements a sum leaf adds up itself */
+#define MAX_COUNTS  16      /* worker counts in a list */
+#define MAX_ROUNDS  15      /* --rounds */
+#define MAX_REPS    25      /* --reps */
+#define CAP_POLL_NS 200000L /* the thread cap's count of /proc/self/task: every 200 us */
 
 enum { W_FIB, W_NQUEENS, W_SUM, W_COUNT };
 static const char *const wl_names[W_COUNT] = {"fib", "nqueens", "sum"};
@@ -97,11 +100,9 @@ static double median(double *v, int n)
 /* Futures over the mutex pool: what a naive implementation on central_pool.h looks like     */
 /* ---------------------------------------------------------------------------------------- */
 
-typedef void *(*future_fn)(void *arg);
-
 typedef struct cq_future {
     cq_task task;
-    future_fn fn;
+    ws_future_fn fn;
     void *arg, *result;
     bool synced; /* the getter's own flag: a second get returns the result without a sync */
 } cq_future;
@@ -112,7 +113,7 @@ static void cq_future_body(void *p)
     f->result = f->fn(f->arg);
 }
 
-static cq_future *cq_future_submit(future_fn fn, void *arg)
+static cq_future *cq_future_submit(ws_future_fn fn, void *arg)
 {
     cq_future *f = malloc(sizeof(*f));
     if (!f)
@@ -137,7 +138,7 @@ static void cq_future_free(cq_future *f)
     free(f);
 }
 
-static ws_future *ws_submit_or_die(future_fn fn, void *arg)
+static ws_future *ws_submit_or_die(ws_future_fn fn, void *arg)
 {
     ws_future *f;
     int err = ws_future_submit(&f, NULL, fn, arg);
