@@ -24,21 +24,22 @@
  * getter on a worker of the future's pool never sleeps while it can help (docs/scheduler.md,
  * "Getting a future": the argument that an acyclic program finishes with no spare thread).
  */
+#include "future_state.h"
 #include "internal.h"
 
 #include <errno.h>
 #include <limits.h>
 
-enum {
-    F_KIND = WS_KIND_FUTURE << WS_TASK_KIND_SHIFT,
-    F_CANCELLED = 0x40,
-    F_QUEUED = 0x80,
-    F_RUNNER = 0xFFFFu << WS_TASK_THIEF_SHIFT,
-    F_HANDLE = 1u << 24,
-    /* What a recycled record's state holds until it is reused (no kind bits: not a future). */
-    F_FREED = 0x0F0E0000u,
-    F_INJECTED = 1u << 8, /* task.flags: queued through the injector, holding a pool reference */
-};
+_Static_assert((int)WS_FUTURE_TAKEN == (int)WS_TASK_TAKEN &&
+                   (int)WS_FUTURE_DONE == (int)WS_TASK_DONE &&
+                   (int)WS_FUTURE_WAITER == (int)WS_TASK_WAITER &&
+                   (int)WS_FUTURE_KIND == (int)(WS_KIND_FUTURE << WS_TASK_KIND_SHIFT) &&
+                   (int)WS_FUTURE_RUNNER_SHIFT == (int)WS_TASK_THIEF_SHIFT,
+               "future_state.h's bits must be the task state's");
+
+/* task.flags of a future queued through the injector: it holds a pool reference until a worker
+ * takes it from there. */
+enum { F_INJECTED = 1u << 8 };
 
 static inline ws__future *future_of(ws__task *t)
 {
@@ -46,73 +47,54 @@ static inline ws__future *future_of(ws__task *t)
 }
 
 /* The record of handle f, checked as far as a recycled record can be: aborts naming function
- * if f is NULL or was freed (and not reused since). Returns its state, read with acquire: a
- * DONE read here makes the result visible (pairs with the release half of finish's RMW). */
+ * if f is NULL or was freed (and not reused since). Returns its state (ws__future_read). */
 static uint32_t checked_state(const ws_future *handle, const char *function)
 {
     if (handle == NULL)
         ws__contract_violation(function, "NULL future");
     ws__future *f = (ws__future *)(void *)handle;
-    uint32_t s = ws_load_acquire(&f->task.state);
-    if ((s & (3u << WS_TASK_KIND_SHIFT)) != F_KIND || !(s & F_HANDLE))
+    uint32_t s = ws__future_read(&f->task.state);
+    if ((s & (3u << WS_TASK_KIND_SHIFT)) != WS_FUTURE_KIND || !(s & WS_FUTURE_HANDLE))
         ws__contract_violation(function, "the future was freed (ws_future_free)");
     return s;
 }
 
-/* The record is no longer needed by anyone: back to the recycler. */
-static void recycle(ws__future *f)
+/* Carries out what a state change asked for (future_state.h). f may be gone after. */
+static void follow_up(ws__future *f, unsigned todo)
 {
-    ws_pool *pool = f->task.owner;
-    /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
-    ws_store_relaxed(&f->task.state, F_FREED);
-    ws__record_free(pool, ws__tls_worker, (ws__job *)(void *)f);
+    if (todo & WS_FUTURE_WAKE)
+        ws__futex_wake(&f->task.state, INT_MAX); /* the word's address only */
+    if (todo & WS_FUTURE_RECYCLE) {
+        ws_pool *pool = f->task.owner;
+        /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
+        ws_store_relaxed(&f->task.state, WS_FUTURE_FREED);
+        ws__record_free(pool, ws__tls_worker, (ws__job *)(void *)f);
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */
 /* Claiming, running, finishing                                                              */
 /* ---------------------------------------------------------------------------------------- */
 
-/* Worker w claims f if it has not started: true if w is now its runner. */
 static bool claim(ws__worker *w, ws__future *f)
 {
-    /* relaxed: the CAS below decides. */
-    uint32_t s = ws_load_relaxed(&f->task.state);
-    while (!(s & (WS_TASK_TAKEN | WS_TASK_DONE))) {
-        /* acq_rel: the acquire half orders our run after the submitter's writes (for a getter
-         * that got the handle by a route the queues did not order); the release half publishes
-         * our floor to leapfroggers (ws__leapfrog). Fails if a rival claimed or cancelled it,
-         * or a waiter announced itself (then we try again). */
-        if (ws_cas_acq_rel(&f->task.state, &s,
-                           s | WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT))
-            return true;
-    }
-    return false;
+    return ws__future_claim(&f->task.state, w->id + 1);
 }
 
-/* The runner of f is done with it: clears `clear` (its TAKEN and id bits, and QUEUED if it took
- * the queue's slot) and sets DONE in one RMW, wakes a parked getter, and recycles the record if
- * nobody holds it any more. f may be gone once this returns. */
-static void finish(ws__future *f, uint32_t clear)
+/* The runner w of f is done with it (queued: w took the queue's slot). f may be gone after. */
+static void finish(ws__worker *w, ws__future *f, bool queued)
 {
-    /* acq_rel: the release half publishes the result to getters' acquire loads of DONE; the
-     * acquire half makes a WAITER or a free seen here ours to act on. The bits of clear are
-     * set and DONE is not, so the addition cannot carry. */
-    uint32_t old = ws_fetch_add_acq_rel(&f->task.state, WS_TASK_DONE - clear);
-    uint32_t now = old - clear + WS_TASK_DONE;
-    if (old & WS_TASK_WAITER)
-        ws__futex_wake(&f->task.state, INT_MAX); /* the word's address only: f may be gone */
-    if (!(now & (F_QUEUED | F_HANDLE)))
-        recycle(f);
+    uint32_t clear =
+        WS_FUTURE_TAKEN | (w->id + 1) << WS_FUTURE_RUNNER_SHIFT | (queued ? WS_FUTURE_QUEUED : 0);
+    follow_up(f, ws__future_finish(&f->task.state, clear));
 }
 
 /* A queue's slot for f is consumed without running it (a getter claimed it, or it was
  * cancelled): the queue's reference goes. */
 static void unqueue(ws__future *f)
 {
-    /* acq_rel: as in finish; the release half orders our reads of f before its recycling. */
-    uint32_t old = ws_fetch_and_acq_rel(&f->task.state, ~(uint32_t)F_QUEUED);
-    if ((old & WS_TASK_DONE) && !(old & F_HANDLE))
-        recycle(f);
+    uint32_t old;
+    follow_up(f, ws__future_drop(&f->task.state, WS_FUTURE_QUEUED, &old));
 }
 
 /* The task function of a future's record. */
@@ -126,8 +108,7 @@ static void future_body(void *p)
 static void run_claimed(ws__worker *w, ws__future *f, bool queued, const char *what)
 {
     ws__run_taken_body(w, &f->task, what);
-    uint32_t runner = (w->id + 1) << WS_TASK_THIEF_SHIFT;
-    finish(f, WS_TASK_TAKEN | runner | (queued ? F_QUEUED : 0));
+    finish(w, f, queued);
 }
 
 void ws__future_run_taken(ws__worker *w, ws__task *t, const char *what)
@@ -178,7 +159,7 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
     /* relaxed: the record is published by the push's release store or the injector's release
      * link, which order these stores before any reader. */
     ws_store_relaxed(&f->error, 0);
-    ws_store_relaxed(&f->task.state, F_KIND | F_HANDLE | F_QUEUED);
+    ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_QUEUED);
     *out = (ws_future *)(void *)f;
     if (!local) {
         ws__pool_inject(pool, &f->task);
@@ -186,7 +167,8 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
     }
     if (!ws__fork_push(w, &f->task)) {
         /* The deque cannot grow: run it now, as a fork would, lose nothing. */
-        ws_store_relaxed(&f->task.state, F_KIND | F_HANDLE); /* relaxed: still private */
+        /* relaxed: still private. */
+        ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
         int64_t floor = ws__floor_raise(w);
         if (claim(w, f))
             run_claimed(w, f, false, "future");
@@ -226,7 +208,7 @@ static void help_until_done(ws__worker *w, ws__future *f)
     ws__wait wait = {.backoff = ws__backoff_start(w)};
     for (;;) {
         /* acquire: pairs with finish's release; the result is visible once we see DONE. */
-        uint32_t s = ws_load_acquire(&f->task.state);
+        uint32_t s = ws__future_read(&f->task.state);
         if (s & WS_TASK_DONE)
             break;
         if (!(s & WS_TASK_TAKEN)) {
@@ -234,7 +216,7 @@ static void help_until_done(ws__worker *w, ws__future *f)
                 break;
             continue; /* claimed or cancelled meanwhile: read it again */
         }
-        uint32_t runner = (s & F_RUNNER) >> WS_TASK_THIEF_SHIFT;
+        uint32_t runner = (s & WS_FUTURE_RUNNER) >> WS_FUTURE_RUNNER_SHIFT;
         if (runner == w->id + 1)
             ws__contract_violation("ws_future_get", "the future's own function (or work it "
                                                     "waits for) gets it: it would wait forever");
@@ -252,8 +234,7 @@ static void sleep_until_done(ws__future *f)
 {
     ws__wait wait = {.backoff = ws__backoff_start(NULL)};
     for (;;) {
-        /* acquire: as in help_until_done. */
-        uint32_t s = ws_load_acquire(&f->task.state);
+        uint32_t s = ws__future_read(&f->task.state);
         if (s & WS_TASK_DONE)
             break;
         if (ws__wait_step(NULL, &wait, false))
@@ -303,7 +284,7 @@ static inline bool get_newest(ws__worker *w, ws__future *f)
         ws__task *guard WS_UNWIND_GUARD(task_escaped) = &f->task;
         f->result = f->fn(f->arg);
         guard = NULL;
-        finish(f, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT | F_QUEUED);
+        finish(w, f, true);
     } else {
         unqueue(f);
     }
@@ -348,7 +329,7 @@ int ws_future_status(const ws_future *handle)
         return EBUSY;
     /* acquire: pairs with ws_future_fail's CAS (made before its cancellation). */
     int err = (int)ws_load_acquire(&((ws__future *)f)->error);
-    return err != 0 ? err : (s & F_CANCELLED) ? ECANCELED : 0;
+    return err != 0 ? err : (s & WS_FUTURE_CANCELLED) ? ECANCELED : 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -357,18 +338,12 @@ int ws_future_status(const ws_future *handle)
 
 bool ws_future_cancel(ws_future *handle)
 {
-    uint32_t s = checked_state(handle, "ws_future_cancel");
+    (void)checked_state(handle, "ws_future_cancel");
     ws__future *f = (ws__future *)(void *)handle;
-    while (!(s & (WS_TASK_TAKEN | WS_TASK_DONE))) {
-        /* acq_rel: as a claim (it is one, by nobody): the release half publishes DONE to
-         * getters; the acquire half makes a parked getter's WAITER ours to wake. */
-        if (ws_cas_acq_rel(&f->task.state, &s, s | WS_TASK_DONE | F_CANCELLED)) {
-            if (s & WS_TASK_WAITER)
-                ws__futex_wake(&f->task.state, INT_MAX);
-            return true; /* the queue's slot goes when a worker reaches it (unqueue) */
-        }
-    }
-    return (s & F_CANCELLED) != 0;
+    unsigned todo;
+    bool cancelled = ws__future_cancel(&f->task.state, &todo);
+    follow_up(f, todo); /* the queue's slot goes when a worker reaches it (unqueue) */
+    return cancelled;
 }
 
 void ws_future_fail(ws_future *handle, int err)
@@ -387,15 +362,14 @@ void ws_future_free(ws_future *handle)
 {
     uint32_t s = checked_state(handle, "ws_future_free");
     ws__future *f = (ws__future *)(void *)handle;
-    if ((s & WS_TASK_DONE) && !(s & F_QUEUED)) {
+    if ((s & WS_FUTURE_DONE) && !(s & WS_FUTURE_QUEUED)) {
         /* Finished and out of every queue: nobody else writes the word now. */
-        recycle(f);
+        follow_up(f, WS_FUTURE_RECYCLE);
         return;
     }
-    /* acq_rel: as in unqueue. */
-    uint32_t old = ws_fetch_and_acq_rel(&f->task.state, ~(uint32_t)F_HANDLE);
-    if (!(old & F_HANDLE))
+    uint32_t old;
+    unsigned todo = ws__future_drop(&f->task.state, WS_FUTURE_HANDLE, &old);
+    if (!(old & WS_FUTURE_HANDLE))
         ws__contract_violation("ws_future_free", "the future was freed (ws_future_free)");
-    if ((old & WS_TASK_DONE) && !(old & F_QUEUED))
-        recycle(f);
+    follow_up(f, todo);
 }

@@ -21,6 +21,7 @@
  * the joiner spins, yields, and finally parks on the task's state word, with WAITER or-ed in;
  * the thief's completion (worker.c) wakes it. docs/scheduler.md discusses the choice.
  */
+#include "future_state.h"
 #include "internal.h"
 
 /* Worker w's wait counts as blocked from now until it ends: a spare will run what the wait may
@@ -80,14 +81,9 @@ ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, 
 
 void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen)
 {
-    if (!(seen & WS_TASK_WAITER)) {
-        /* acq_rel: announces the waiter to the completer's RMW; failure means the state moved
-         * (DONE, or another waiter's mark), and the caller re-reads it. */
-        if (!ws_cas_acq_rel(state, &seen, seen | WS_TASK_WAITER))
-            return;
-        seen |= WS_TASK_WAITER;
-    }
-    ws__park_word(w, state, seen);
+    uint32_t value = ws__state_announce(state, seen); /* the completer's RMW is its partner */
+    if (value != 0)
+        ws__park_word(w, state, value);
 }
 
 void ws__task_wait(ws__worker *w, ws__task *t)
