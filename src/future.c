@@ -97,31 +97,37 @@ static void unqueue(ws__future *f)
     follow_up(f, ws__future_drop(&f->task.state, WS_FUTURE_QUEUED, &old));
 }
 
-/* The task function of a future's record. */
-static void future_body(void *p)
+/* Worker w runs f's function, claimed: as a task taken from elsewhere (ws__run_taken_body: in no
+ * group, profiled or traced as the pool asks), with f as its result's place. */
+static void call_fn(void *p)
 {
     ws__future *f = p;
     f->result = f->fn(f->arg);
 }
 
-/* Worker w claimed f: runs it (queued: w took it from a queue's slot) and finishes it. */
 static void run_claimed(ws__worker *w, ws__future *f, bool queued, const char *what)
 {
-    ws__run_taken_body(w, &f->task, what);
+    ws__task body;
+    ws__task_init(&body, call_fn, f);
+    ws__run_taken_body(w, &body, what);
     finish(w, f, queued);
 }
 
-void ws__future_run_taken(ws__worker *w, ws__task *t, const char *what)
+/* The task function of a future's record: run by a worker that took the record from a deque or
+ * an injector (ws__task_run_taken, which raised the worker's floor first). Runs f unless a getter
+ * claimed it first or it was cancelled, then lets go of the queue's slot. */
+static void take_queued(void *p)
 {
-    ws__future *f = future_of(t);
-    ws_pool *pool = t->owner;
-    bool injected = t->flags & F_INJECTED; /* read first: the record may be recycled below */
-    int64_t floor = ws__floor_raise(w);    /* before the claim publishes it */
-    if (claim(w, f))
-        run_claimed(w, f, true, what);
-    else
+    ws__future *f = p;
+    ws__worker *w = ws__tls_worker;
+    ws_pool *pool = f->task.owner;
+    bool injected = f->task.flags & F_INJECTED; /* read first: the record may be recycled */
+    if (claim(w, f)) {
+        call_fn(f);
+        finish(w, f, true);
+    } else {
         unqueue(f);
-    ws__floor_restore(w, floor);
+    }
     if (injected)
         ws__pool_release(pool, 1); /* the reference ws_future_submit took for the injector */
 }
@@ -149,7 +155,7 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
             ws__pool_release(pool, 1);
         return ENOMEM;
     }
-    f->task.fn = future_body;
+    f->task.fn = take_queued;
     f->task.arg = f;
     f->task.flags = local ? 0 : F_INJECTED;
     f->task.owner = pool;

@@ -112,7 +112,7 @@ enum {
     WS_KIND_WAITED = 0,   /* someone waits on state (a join, a sync, ws_pool_run's caller) */
     WS_KIND_DETACHED = 1, /* heap record of ws_submit: free it, count the pool's pending down */
     WS_KIND_GROUP = 2,    /* heap record of ws_group_submit: free it, count the group down */
-    WS_KIND_FUTURE = 3,   /* heap record of ws_future_submit: claimed before it runs (future.c) */
+    WS_KIND_FUTURE = 3,   /* heap record of ws_future_submit: its runner claims it (future.c) */
 };
 
 typedef struct ws__task {
@@ -314,12 +314,6 @@ void ws__placement_summary(const ws__placement *pl, char *buf, size_t n);
 void ws__topology_build_info(char *buf, size_t n);
 /* The level (WS_LEVEL_*) of the nearest group two places share. */
 unsigned ws__steal_level(const ws__place *a, const ws__place *b);
-
-/* ---- futures (future.c) ------------------------------------------------------------------ */
-
-/* Worker w took future t from a deque or an injector (ws__task_run_taken): runs it unless a getter
- * claimed it first or it was cancelled, then lets go of the queue's reference. */
-void ws__future_run_taken(ws__worker *w, ws__task *t, const char *what);
 
 /* ---- job records, recycled (records.c) ---------------------------------------------------- */
 

@@ -198,22 +198,21 @@ void ws__run_taken_body(ws__worker *w, ws__task *t, const char *what)
 void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
 {
     uint32_t kind = ws__task_kind(t);
-    if (kind == WS_KIND_FUTURE) {
-        ws__future_run_taken(w, t, what);
-        return;
-    }
-    if (w == NULL || kind != WS_KIND_WAITED) {
+    if (w == NULL || kind == WS_KIND_DETACHED || kind == WS_KIND_GROUP) {
         ws__run_taken_body(w, t, what); /* a job: its runner finishes it */
         return;
     }
+    /* A waited task, or a future (whose runner claims it, future.c): leapfroggers may come. */
     int64_t floor = ws__floor_raise(w);
     /* acq_rel: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
      * is set; the release half publishes the floor just raised (ws__leapfrog). An RMW, because
      * the joiner may be or-ing in WAITER at the same time. Only waited tasks have joiners;
      * jobs skip the locked instruction. */
-    ws_fetch_or_acq_rel(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
+    if (kind == WS_KIND_WAITED)
+        ws_fetch_or_acq_rel(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     ws__run_taken_body(w, t, what);
-    complete_waited(t);
+    if (kind == WS_KIND_WAITED)
+        complete_waited(t);
     ws__floor_restore(w, floor);
 }
 
