@@ -59,17 +59,34 @@ static uint32_t checked_state(const ws_future *handle, const char *function)
     return s;
 }
 
-/* Carries out what a state change asked for (future_state.h). f may be gone after. */
-static void follow_up(ws__future *f, unsigned todo)
+/* Nobody holds f any more: its record goes back to the recycler. */
+static inline void recycle(ws__future *f)
+{
+    ws_pool *pool = f->task.owner;
+    ws__worker *w = ws__tls_worker;
+    /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
+    ws_store_relaxed(&f->task.state, WS_FUTURE_FREED);
+    if (w != NULL && w->pool == pool)
+        ws__record_free_local(w, (ws__job *)(void *)f);
+    else
+        ws__record_free(pool, w, (ws__job *)(void *)f);
+}
+
+/* Carries out what a state change asked for (future_state.h), if anything: out of line, since
+ * a change by a runner or a getter rarely asks for anything. f may be gone after. */
+static WS_NOINLINE void follow_up_rare(ws__future *f, unsigned todo);
+static inline void follow_up(ws__future *f, unsigned todo)
+{
+    if (WS_UNLIKELY(todo != 0))
+        follow_up_rare(f, todo);
+}
+
+static WS_NOINLINE void follow_up_rare(ws__future *f, unsigned todo)
 {
     if (todo & WS_FUTURE_WAKE)
         ws__futex_wake(&f->task.state, INT_MAX); /* the word's address only */
-    if (todo & WS_FUTURE_RECYCLE) {
-        ws_pool *pool = f->task.owner;
-        /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
-        ws_store_relaxed(&f->task.state, WS_FUTURE_FREED);
-        ws__record_free(pool, ws__tls_worker, (ws__job *)(void *)f);
-    }
+    if (todo & WS_FUTURE_RECYCLE)
+        recycle(f);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -136,28 +153,13 @@ static void take_queued(void *p)
 /* Submitting                                                                                */
 /* ---------------------------------------------------------------------------------------- */
 
-int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+/* A new record for fn(arg) on pool, queued (flags: its task's), with the handle. */
+static inline void future_init(ws__future *f, ws_pool *pool, ws_future_fn fn, void *arg,
+                               uint32_t flags)
 {
-    if (out == NULL || fn == NULL)
-        ws__contract_violation("ws_future_submit", "NULL out or function");
-    ws__worker *w = ws__tls_worker;
-    if (pool == NULL)
-        pool = w != NULL ? w->pool : ws_default_pool();
-    /* From a worker of pool the future is part of the work destroy waits for already; from
-     * elsewhere it holds a reference until its queue slot is consumed. */
-    bool local = w != NULL && w->pool == pool;
-    int err = local ? 0 : ws__pool_admit(pool, 1);
-    if (err != 0)
-        return err;
-    ws__future *f = (ws__future *)(void *)ws__record_new(pool, w);
-    if (f == NULL) {
-        if (!local)
-            ws__pool_release(pool, 1);
-        return ENOMEM;
-    }
     f->task.fn = take_queued;
     f->task.arg = f;
-    f->task.flags = local ? 0 : F_INJECTED;
+    f->task.flags = flags;
     f->task.owner = pool;
     f->fn = fn;
     f->arg = arg;
@@ -166,20 +168,59 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
      * link, which order these stores before any reader. */
     ws_store_relaxed(&f->error, 0);
     ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_QUEUED);
-    *out = (ws_future *)(void *)f;
-    if (!local) {
-        ws__pool_inject(pool, &f->task);
+}
+
+/* Worker w's push of f declined by the fast path: the slow push, or, if the deque cannot grow,
+ * the run at once (as a fork does: nothing is lost). */
+static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
+{
+    if (ws__fork_push(w, &f->task))
         return 0;
+    /* relaxed: still private. */
+    ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
+    int64_t floor = ws__floor_raise(w);
+    if (claim(w, f))
+        run_claimed(w, f, false, "future");
+    ws__floor_restore(w, floor);
+    return 0;
+}
+
+/* From elsewhere (an outside thread, a worker of another pool): through the injector, holding a
+ * reference of the pool until a worker takes the record from there. */
+static WS_NOINLINE int submit_outside(ws__future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+{
+    int err = ws__pool_admit(pool, 1);
+    if (err != 0)
+        return err;
+    ws__future *f = (ws__future *)(void *)ws__record_new(pool, ws__tls_worker);
+    if (f == NULL) {
+        ws__pool_release(pool, 1);
+        return ENOMEM;
     }
-    if (!ws__fork_push(w, &f->task)) {
-        /* The deque cannot grow: run it now, as a fork would, lose nothing. */
-        /* relaxed: still private. */
-        ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
-        int64_t floor = ws__floor_raise(w);
-        if (claim(w, f))
-            run_claimed(w, f, false, "future");
-        ws__floor_restore(w, floor);
-    }
+    future_init(f, pool, fn, arg, F_INJECTED);
+    *out = f;
+    ws__pool_inject(pool, &f->task);
+    return 0;
+}
+
+int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+{
+    if (WS_UNLIKELY(out == NULL || fn == NULL))
+        ws__contract_violation("ws_future_submit", "NULL out or function");
+    ws__worker *w = ws__tls_worker;
+    if (WS_UNLIKELY(w == NULL || (pool != NULL && pool != w->pool)))
+        return submit_outside((ws__future **)out, pool != NULL ? pool : ws_default_pool(), fn, arg);
+    /* On a worker of the pool: part of the work its destroy waits for already; on its deque as
+     * a spawn. */
+    ws__future *f = (ws__future *)(void *)ws__record_new_local(w);
+    if (WS_UNLIKELY(f == NULL))
+        return ENOMEM;
+    future_init(f, w->pool, fn, arg, 0);
+    *out = (ws_future *)(void *)f;
+    if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
+        return submit_rare(w, f);
+    ws__wdeque_push_fitting(&w->deque, &f->task);
+    ws__count(w, spawns, 1);
     return 0;
 }
 
@@ -286,13 +327,13 @@ static inline bool get_newest(ws__worker *w, ws__future *f)
     ws__count(w, pops, 1);
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
     bool ran = claim(w, f);
-    if (ran) {
+    if (WS_LIKELY(ran)) {
         ws__task *guard WS_UNWIND_GUARD(task_escaped) = &f->task;
         f->result = f->fn(f->arg);
         guard = NULL;
         finish(w, f, true);
     } else {
-        unqueue(f);
+        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
     }
     ws__floor_restore(w, floor);
     return ran;
@@ -370,7 +411,7 @@ void ws_future_free(ws_future *handle)
     ws__future *f = (ws__future *)(void *)handle;
     if ((s & WS_FUTURE_DONE) && !(s & WS_FUTURE_QUEUED)) {
         /* Finished and out of every queue: nobody else writes the word now. */
-        follow_up(f, WS_FUTURE_RECYCLE);
+        recycle(f);
         return;
     }
     uint32_t old;

@@ -415,6 +415,29 @@ static inline void ws__worker_settle(ws__worker *w, bool force)
         w->settle(w, force);
 }
 
+/* Worker w: a record of its own pool from its own list, or as ws__record_new when the list is
+ * empty (inline: the futures' fast path; the tests' allocation faults reach it only then). */
+static inline ws__job *ws__record_new_local(ws__worker *w)
+{
+    ws__task *t = w->records.chain;
+    if (WS_UNLIKELY(t == NULL))
+        return ws__record_new(w->pool, w);
+    /* relaxed: a free record is only seen by the thread that holds its list. */
+    w->records.chain = ws_load_relaxed(&t->next);
+    w->records.count--;
+    return (ws__job *)(void *)t;
+}
+/* Worker w: j, a finished record of its own pool, goes on its own list (as ws__record_free). */
+static inline void ws__record_free_local(ws__worker *w, ws__job *j)
+{
+    if (WS_UNLIKELY(w->records.count == WS_RECORD_BATCH)) {
+        ws__record_free(w->pool, w, j);
+        return;
+    }
+    ws_store_relaxed(&j->task.next, w->records.chain); /* relaxed: this thread's list */
+    w->records.chain = &j->task;
+    w->records.count++;
+}
 /* Worker w starts a task taken from elsewhere: raises its floor to its deque's bottom (see
  * ws__worker.floor) and returns the old floor, which ws__floor_restore puts back after. */
 static inline int64_t ws__floor_raise(ws__worker *w)
