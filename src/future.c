@@ -228,6 +228,46 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
 /* Getting                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
 
+/* Is t a future whose queue slot no longer matters (claimed by a getter, or cancelled)? */
+static inline bool is_dead_future(ws__task *t)
+{
+    /* relaxed: a slot's future was published to its queue's owner before; TAKEN and DONE only
+     * ever get set, and the slot's reference (QUEUED) keeps the record alive. */
+    return ws__task_kind(t) == WS_KIND_FUTURE &&
+           (ws_load_relaxed(&t->state) & (WS_FUTURE_TAKEN | WS_FUTURE_DONE)) != 0;
+}
+
+/* Worker w lets go of the slots of dead futures on top of its deque, private ones only (plain
+ * pops). A get may claim a future below newer items and leave its slot; without this, gets in
+ * oldest-first order would leave a slot per future until the worker loop got down to them,
+ * and the deque would grow with the whole computation instead of its depth. */
+static inline void drop_dead_private(ws__worker *w)
+{
+    ws__task *t;
+    while ((t = ws__wdeque_peek_private(&w->deque)) != NULL && is_dead_future(t)) {
+        ws__wdeque_pop(&w->deque);
+        ws__count(w, pops, 1);
+        unqueue(future_of(t));
+    }
+}
+
+/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get. */
+static void drop_dead(ws__worker *w)
+{
+    for (;;) {
+        drop_dead_private(w);
+        ws__task *t = ws__wdeque_pop(&w->deque);
+        if (t == NULL)
+            return;
+        if (!is_dead_future(t)) {
+            ws__wdeque_push_size(w, t); /* back where it was (it was just popped: no growth) */
+            return;
+        }
+        ws__count(w, pops, 1);
+        unqueue(future_of(t));
+    }
+}
+
 /* Worker w, a getter of f (not DONE): if f is w's newest private item, takes its slot back with
  * plain accesses (as a sync does) and runs it; else claims it where it is queued and runs it.
  * False if someone else runs it (or ran it). */
@@ -346,16 +386,23 @@ static WS_NOINLINE void get_slow(ws__future *f)
     ws__prof_strand_end(); /* a wait is no strand's work (profile.c) */
     await_done(f);
     ws__prof_strand_begin();
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == f->task.owner)
+        drop_dead(w);
 }
 
 void *ws_future_get(ws_future *handle)
 {
     uint32_t s = checked_state(handle, "ws_future_get");
     ws__future *f = (ws__future *)(void *)handle;
+    ws__worker *w = ws__tls_worker;
     if (!(s & WS_TASK_DONE)) {
-        ws__worker *w = ws__tls_worker;
         if (w == NULL || !get_newest(w, f))
             get_slow(f);
+        else
+            drop_dead_private(w);
+    } else if (w != NULL) {
+        drop_dead_private(w);
     }
     return f->result;
 }
