@@ -65,8 +65,9 @@ typedef struct ws_config {
 #define WS_DEFAULT_SPARES 256u
 #define WS_MAX_SPARES     4096u
 /* max_spares: no spare at all. A wait that cannot go on then parks and its worker stays idle;
- * fork-join and futures still finish (docs/scheduler.md, "Waits"), blocking calls between
- * ws_block_begin and ws_block_end cost the pool a worker each. */
+ * fork-join and futures still finish (docs/scheduler.md, "Getting a future"), but a group wait,
+ * which runs only its group's jobs, may wait for work that only a spare could reach, and each
+ * blocking call between ws_block_begin and ws_block_end costs the pool a worker. */
 #define WS_NO_SPARES 0xFFFFFFFFu
 
 /* Starts a pool of worker threads. config NULL: every field its default. Any thread; may block

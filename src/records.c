@@ -202,7 +202,16 @@ void ws__record_free(ws_pool *pool, ws__worker *self, ws__job *j)
 {
     ws__task *t = &j->task;
     if (self == NULL || self->pool != pool) {
-        ws__free(j);
+        /* Kept on the thread's own list while it has room (records of any pool are alike), so
+         * that a freed future stays recognisable as freed until its record is reused. */
+        ws__record_cache *c = self != NULL ? &self->records : &outside_cache;
+        if (c->count >= BATCH || (self == NULL && !outside_cache_registered())) {
+            ws__free(j);
+            return;
+        }
+        ws_store_relaxed(&t->next, c->chain); /* relaxed: this thread's list */
+        c->chain = t;
+        c->count++;
         return;
     }
     ws__record_cache *c = &self->records;
