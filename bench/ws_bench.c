@@ -122,7 +122,8 @@ typedef struct options {
     long size[N_WL]; /* 0: the default (or quick) size */
     const char *csv;
     bool plot, profile;
-    bool extras; /* also run the loop and external-work sections (bench_loop, bench_external) */
+    bool extras;        /* also run the loop, external-work and futures sections (bench_loop,
+                           bench_external, bench_futures) */
     bool extras_forced; /* --extras: even with --quick (then in their quick form) or --workloads */
     bool workloads_given;
     bool no_plot; /* --no-plot: the default run writes the plot unless told not to */
@@ -939,8 +940,8 @@ static int run_sibling(const char *name, const char *const args[])
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The demo's last two sections: parallel loops against OpenMP, and external work; with --quick,
- * their smoke runs. */
+/* The demo's last three sections: parallel loops against OpenMP, external work, and futures
+ * against fork-join, the mutex pool and Java's ForkJoinPool; with --quick, their smoke runs. */
 static bool run_extras(bool quick)
 {
     static const char *const loop_args[] = {"--reps",       "3",  "--workloads", "sum,map,tri",
@@ -959,7 +960,13 @@ static bool run_extras(bool quick)
         printf("\n== external work: bench_external --reps 3 --samples 2000 "
                "(the full run: bench_external)\n");
     int b = run_sibling("bench_external", quick ? quick_args : external_args);
-    return a == 0 && b == 0;
+    static const char *const futures_args[] = {"--rounds", "3", NULL};
+    if (quick)
+        printf("\n== futures: bench_futures --quick\n");
+    else
+        printf("\n== futures: bench_futures --rounds 3 (the full run: bench_futures)\n");
+    int c = run_sibling("bench_futures", quick ? quick_args : futures_args);
+    return a == 0 && b == 0 && c == 0;
 }
 
 /* Whether the serial child of workload w measures its ceilings: by default on fib, nqueens and uts,
@@ -1742,10 +1749,10 @@ static void usage(FILE *f)
             "                     each input in memory\n"
             "  --no-ceiling       measure no ceiling\n"
             "  --timeout S        seconds one scheduler's measurements may take (default: %d)\n"
-            "  --no-extras        skip the two sections that follow the workload tables by\n"
-            "                     default: parallel loops (bench_loop) and external work\n"
-            "                     (bench_external), run in short form; they are also skipped\n"
-            "                     with --quick or --workloads\n"
+            "  --no-extras        skip the three sections that follow the workload tables by\n"
+            "                     default: parallel loops (bench_loop), external work\n"
+            "                     (bench_external) and futures (bench_futures), run in short\n"
+            "                     form; they are also skipped with --quick or --workloads\n"
             "  --extras           run those two sections even with --quick (then in their\n"
             "                     smoke-test form) or --workloads\n"
             "  --help             this text\n"
@@ -2140,7 +2147,7 @@ int main(int argc, char **argv)
     print_targets(&o);
     bool extras = o.extras && (o.extras_forced || (!o.quick && !o.workloads_given));
     if (extras && !run_extras(o.quick)) {
-        printf("\nFAIL: a loop or external-work measurement failed (see above).\n");
+        printf("\nFAIL: a loop, external-work or futures measurement failed (see above).\n");
         failed = true;
     }
     write_csv(&o);

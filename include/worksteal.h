@@ -51,7 +51,8 @@ typedef struct ws_config {
                           at most WS_MAX_WORKERS */
     size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
     unsigned max_spares; /* spare workers that may run while tasks block (ws_block_begin) or waits
-                            cannot go on; 0: WS_DEFAULT_SPARES; at most WS_MAX_SPARES */
+                            cannot go on; 0: WS_DEFAULT_SPARES; at most WS_MAX_SPARES, or
+                            WS_NO_SPARES for none (the pool never has more than its P workers) */
     /* Worker placement: "none", "cores", "compact", "scatter", or a CPU list such as "0-3,8"
      * (docs/topology.md). NULL: $WS_PIN if set and valid, else "none" (threads not pinned). */
     const char *pin;
@@ -63,6 +64,11 @@ typedef struct ws_config {
  * (docs/scheduler.md, "Waits"). */
 #define WS_DEFAULT_SPARES 256u
 #define WS_MAX_SPARES     4096u
+/* max_spares: no spare at all. A wait that cannot go on then parks and its worker stays idle;
+ * fork-join and futures still finish (docs/scheduler.md, "Getting a future"), but a group wait,
+ * which runs only its group's jobs, may wait for work that only a spare could reach, and each
+ * blocking call between ws_block_begin and ws_block_end costs the pool a worker. */
+#define WS_NO_SPARES 0xFFFFFFFFu
 
 /* Starts a pool of worker threads. config NULL: every field its default. Any thread; may block
  * while threads start. Returns 0, EINVAL (workers above WS_MAX_WORKERS, max_spares above
@@ -528,6 +534,48 @@ WS_API int ws_group_reset(ws_group *g);
 /* A detached job. Any thread. 0, EINVAL, ENOMEM, ESHUTDOWN or ENOTRECOVERABLE; on error fn
  * never runs. */
 WS_API WS_NODISCARD int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags);
+
+/* ---- futures ---------------------------------------------------------------------------- */
+/* A future is the result of fn(arg) submitted to a pool: it may be got in any order, from any
+ * thread, any number of times, and is given back with ws_future_free exactly once. Its record is
+ * recycled (no allocation per future once a pool is warm). docs/api.md, "Futures", has the
+ * rules; docs/scheduler.md, "Getting a future", why a get always makes progress. */
+
+typedef struct ws_future ws_future; /* opaque */
+typedef void *(*ws_future_fn)(void *arg);
+
+/* Starts fn(arg) on pool (NULL: the calling worker's pool, or the default pool outside a worker)
+ * and sets *out to its future, before fn can start (so fn may find its own handle through arg).
+ * On a worker of pool the future goes on the worker's own deque (LIFO, like ws_spawn); elsewhere
+ * through the injector (FIFO). Any thread. 0, ENOMEM, ESHUTDOWN (the pool is being destroyed)
+ * or ENOTRECOVERABLE (a pool inherited through fork()); on error fn never runs and *out is
+ * untouched. A NULL out or fn is a contract violation (aborts). */
+WS_API WS_NODISCARD int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn,
+                                         void *arg);
+/* fn's result, once fn has returned; NULL if f was cancelled before it started. Any thread, any
+ * number of times before ws_future_free. On a worker of f's pool the caller never sleeps while
+ * it can help: it runs f itself if f has not started (wherever f is queued), and otherwise runs
+ * work of the worker running f; it parks only when none is left. Elsewhere it sleeps until f is
+ * done. Getting a future from inside its own fn (directly) is a contract violation (aborts);
+ * a longer cycle of gets deadlocks. */
+WS_API void *ws_future_get(ws_future *f);
+/* ws_future_get, then the status (never EBUSY); *result (if result is not NULL) gets the
+ * result. */
+WS_API int ws_future_wait(ws_future *f, void **result);
+/* Never blocks: 0 once fn has returned, EBUSY before, ECANCELED if f was cancelled before fn
+ * started, or the error given to ws_future_fail (which wins over both). Any thread. */
+WS_API int ws_future_status(const ws_future *f);
+/* If fn has not started, it never will (ws_future_get returns NULL). Idempotent; no effect on
+ * a running or finished future. Any thread. True if f is now cancelled before it started. */
+WS_API bool ws_future_cancel(ws_future *f);
+/* Records err (> 0) as f's error unless it has one (the first call wins), then cancels f. Any
+ * thread, fn's own code included. err <= 0 is a contract violation. */
+WS_API void ws_future_fail(ws_future *f, int err);
+/* Gives f back. Exactly once per future, from any thread, at any time: a future freed before fn
+ * has run still runs (unless cancelled) and its record is recycled afterwards. A second free,
+ * or a get after the free, is a contract violation, caught (abort) while the record has not been
+ * reused for another submission. */
+WS_API void ws_future_free(ws_future *f);
 
 /* Brackets a blocking call (I/O, a lock, a sleep) inside a task: meanwhile the pool keeps P
  * workers running by waking or starting a spare. Outside a worker they do nothing. */

@@ -7,12 +7,14 @@
 //   ws::parallel_for_each(range, f)  f(x) for each element of a random-access range
 //   ws::parallel_reduce(b, e, identity, fold, combine)
 //   ws::pool                         an owned ws_pool; run(f) returns f's result
+//   ws::async([pool,] f)             starts f() as a ws_future; returns a ws::future<T>
 //
 // Exceptions. A function given to any of these may throw. The exception is caught on the worker
 // that ran it (it never unwinds through the C runtime's frames), the other tasks of the same
 // join, group or loop run to their end (a task_group is cancelled first, so its jobs that have
 // not started never do; a loop skips the subranges it has not started), and the first exception
-// caught is rethrown by join, wait or the loop to their caller. docs/cxx.md has the rules.
+// caught is rethrown by join, wait or the loop to their caller (a ws::future keeps its own
+// exception for its get). docs/cxx.md has the rules.
 #ifndef WORKSTEAL_HPP
 #define WORKSTEAL_HPP
 
@@ -27,6 +29,7 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -407,6 +410,213 @@ class pool
   private:
     ws_pool *pool_ = nullptr;
 };
+
+// ---- futures ----------------------------------------------------------------------------
+
+template <class T> class future;
+
+namespace detail
+{
+
+// The type a ws::future holds for a function returning R: R without reference or cv, or void.
+template <class R>
+using future_value_t =
+    std::conditional_t<std::is_void_v<R>, void, std::remove_cv_t<std::remove_reference_t<R>>>;
+
+// What a ws::future shares with its task, in one heap block with the callable (future_block):
+// the result or the exception, and the count of owners. The task owns a share until its
+// function has returned (or, if it is cancelled before it starts, until the handle's cancel()
+// learns that it never will); the handle owns one until it is got or destroyed. The last owner
+// deletes the block. The result needs no order of its own: the C future publishes it (the task
+// writes it before its function returns; ws_future_get returns after that).
+template <class T> struct future_result {
+    std::optional<stored_t<T>> value;
+    std::exception_ptr error;
+    std::atomic<unsigned> owners{2};
+
+    virtual ~future_result() = default;
+    void release() noexcept
+    {
+        // acq_rel: the last owner's acquire sees every write the other owner made to the block
+        // before its release, so it may destroy it.
+        if (owners.fetch_sub(1, std::memory_order_acq_rel) == 1)
+            delete this;
+    }
+};
+
+template <class T, class F> struct future_block final : future_result<T> {
+    std::optional<F> fn; // destroyed once it has run, so that what it captured goes early
+
+    template <class G> explicit future_block(G &&g) : fn(std::in_place, std::forward<G>(g))
+    {
+    }
+
+    // The C future's function: calls fn once, keeps its result or exception, drops its share.
+    static void *run(void *p) noexcept
+    {
+        auto *b = static_cast<future_block *>(p);
+        try {
+            if constexpr (std::is_void_v<T>) {
+                std::invoke(*b->fn);
+                b->value.emplace();
+            } else {
+                b->value.emplace(std::invoke(*b->fn));
+            }
+        } catch (...) {
+            b->error = std::current_exception();
+        }
+        b->fn.reset();
+        b->release();
+        return nullptr;
+    }
+};
+
+struct make_future;
+
+} // namespace detail
+
+// The result of ws::async: move-only, like std::future. get() waits (on a worker of the pool it
+// helps, as ws_future_get does: it never sleeps while there is work it can run), then returns the
+// function's result or rethrows its exception, once; afterwards valid() is false. The destructor
+// gives the future back without waiting: a function that has not run yet still runs, and its
+// result (or exception) is dropped. get() and wait() on a future that is not valid (moved from,
+// got already, or default-constructed) throw std::logic_error.
+template <class T> class future
+{
+  public:
+    future() noexcept = default;
+    future(future &&other) noexcept
+        : c_(std::exchange(other.c_, nullptr)), shared_(std::exchange(other.shared_, nullptr)),
+          cancelled_(other.cancelled_)
+    {
+    }
+    future &operator=(future &&other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            c_ = std::exchange(other.c_, nullptr);
+            shared_ = std::exchange(other.shared_, nullptr);
+            cancelled_ = other.cancelled_;
+        }
+        return *this;
+    }
+    future(const future &) = delete;
+    future &operator=(const future &) = delete;
+    ~future()
+    {
+        reset();
+    }
+
+    bool valid() const noexcept
+    {
+        return c_ != nullptr;
+    }
+
+    // Returns once the function has returned or the future was cancelled before it started.
+    void wait() const
+    {
+        (void)ws_future_get(checked("ws::future::wait"));
+    }
+
+    // The function's result (T, or nothing for void); rethrows its exception; throws
+    // std::system_error (ECANCELED) if the future was cancelled before it started.
+    T get()
+    {
+        ws_future *c = checked("ws::future::get");
+        (void)ws_future_get(c);
+        bool cancelled = ws_future_status(c) == ECANCELED;
+        struct release_at_exit {
+            future *f;
+            ~release_at_exit()
+            {
+                f->reset();
+            }
+        } done{this};
+        if (cancelled)
+            throw std::system_error(ECANCELED, std::generic_category(), "ws::future::get");
+        if (shared_->error)
+            std::rethrow_exception(shared_->error);
+        if constexpr (std::is_void_v<T>)
+            return;
+        else
+            return std::move(*shared_->value);
+    }
+
+    // If the function has not started, it never will: true (get() then throws). False if it has
+    // started or finished, or the future is not valid. Any thread that owns the handle.
+    bool cancel() noexcept
+    {
+        if (c_ == nullptr || !ws_future_cancel(c_))
+            return false;
+        if (!cancelled_) { // the task will never run: its share of the block goes now
+            cancelled_ = true;
+            shared_->release();
+        }
+        return true;
+    }
+
+  private:
+    friend struct detail::make_future;
+    future(ws_future *c, detail::future_result<T> *shared) noexcept : c_(c), shared_(shared)
+    {
+    }
+    ws_future *checked(const char *what) const
+    {
+        if (c_ == nullptr)
+            throw std::logic_error(std::string(what) + ": the future is not valid");
+        return c_;
+    }
+    void reset() noexcept
+    {
+        if (c_ == nullptr)
+            return;
+        ws_future_free(std::exchange(c_, nullptr));
+        std::exchange(shared_, nullptr)->release();
+        cancelled_ = false;
+    }
+
+    ws_future *c_ = nullptr;
+    detail::future_result<T> *shared_ = nullptr;
+    bool cancelled_ = false;
+};
+
+namespace detail
+{
+
+struct make_future {
+    template <class F> static auto submit(ws_pool *pool, F &&f)
+    {
+        using T = future_value_t<std::invoke_result_t<std::decay_t<F> &>>;
+        using block_t = future_block<T, std::decay_t<F>>;
+        auto *block = new block_t(std::forward<F>(f));
+        ws_future *c = nullptr;
+        int err = ws_future_submit(&c, pool, &block_t::run, block);
+        if (err != 0) {
+            delete block;
+            throw_error(err, "ws_future_submit");
+        }
+        return future<T>(c, block);
+    }
+};
+
+} // namespace detail
+
+// Starts f() (moved or copied into the future) on pool, as ws_future_submit: on the calling
+// worker's deque when called on a worker of pool, else through the pool's injector. pool nullptr:
+// the calling worker's pool, or the default pool outside a worker. Throws std::bad_alloc, or
+// std::system_error (ESHUTDOWN: the pool is being destroyed).
+template <class F> auto async(ws_pool *pool, F &&f)
+{
+    return detail::make_future::submit(pool, std::forward<F>(f));
+}
+template <class F> auto async(pool &p, F &&f)
+{
+    return detail::make_future::submit(p.native(), std::forward<F>(f));
+}
+template <class F> auto async(F &&f)
+{
+    return detail::make_future::submit(nullptr, std::forward<F>(f));
+}
 
 } // namespace ws
 

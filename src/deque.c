@@ -663,7 +663,8 @@ static int64_t index_diff(uint64_t x, uint64_t y)
     return (int64_t)d >> WS_SDEQUE_AVAIL_BITS;
 }
 
-void *ws_sdeque_steal(ws_sdeque *q)
+/* The steal, of any item (bounded false) or only of one at index floor or above. */
+static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
 {
     /* acquire: pairs with the owner's release moves of the guard: items pushed before are
      * visible. */
@@ -673,6 +674,8 @@ void *ws_sdeque_steal(ws_sdeque *q)
         sdeque_ask(q);
         return NULL;
     }
+    if (bounded && index_diff(t, (uint64_t)floor) < 0)
+        return NULL; /* the oldest public item lies below the floor */
     /* acquire: pairs with the release stores of bottom: an item pushed into the reserve
      * (after the guard last moved) is visible once bottom is seen past it. */
     if (index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t) <= 0)
@@ -693,6 +696,16 @@ void *ws_sdeque_steal(ws_sdeque *q)
     if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1))
         return NULL;
     return item;
+}
+
+void *ws_sdeque_steal(ws_sdeque *q)
+{
+    return sdeque_steal(q, false, 0);
+}
+
+void *ws__sdeque_steal_above(ws_sdeque *q, int64_t floor)
+{
+    return sdeque_steal(q, true, floor);
 }
 
 size_t ws_sdeque_size(const ws_sdeque *q)

@@ -252,6 +252,9 @@ void ws_sdeque_destroy(ws_sdeque *q);
 /* Any thread; lock-free. The oldest public item, or NULL: none is public (the call then asks
  * the owner to share), or a race was lost. */
 void *ws_sdeque_steal(ws_sdeque *q);
+/* Any thread; lock-free. As ws_sdeque_steal, but only an item at index floor or above (an
+ * index the owner's bottom had: items it pushed since), else NULL. */
+void *ws__sdeque_steal_above(ws_sdeque *q, int64_t floor);
 /* Any thread: public and private items together. Approximate while others run. */
 size_t ws_sdeque_size(const ws_sdeque *q);
 /* Owner only: the push that the fast path declined: grows if full, shares if a thief asked.
@@ -338,6 +341,15 @@ static inline void *ws__sdeque_pop(ws_sdeque *q)
     return item;
 }
 
+/* Owner only: the newest item if it is private (a pop would take it with plain accesses),
+ * else NULL. */
+static inline void *ws__sdeque_peek_private(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable and its own write of the slot. */
+    int64_t b = ws_load_relaxed(&q->bottom) - 1;
+    return b >= q->guard ? ws_load_relaxed(&q->slot[(size_t)b & q->mask]) : NULL;
+}
+
 /* ---- the baseline: the same operations under one pthread mutex (deque_locked.c) ---- */
 
 typedef struct ws_locked_deque {
@@ -354,11 +366,12 @@ typedef struct ws_locked_deque {
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);
 void ws_locked_deque_destroy(ws_locked_deque *q);
-int ws_locked_deque_push(ws_locked_deque *q, void *item);           /* owner only; may block */
-void *ws_locked_deque_pop(ws_locked_deque *q);                      /* owner only; may block */
-void *ws_locked_deque_steal(ws_locked_deque *q);                    /* any thread; may block */
-size_t ws_locked_deque_size(const ws_locked_deque *q);              /* any thread; approximate */
-int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item); /* as ws__deque_push_size */
+int ws_locked_deque_push(ws_locked_deque *q, void *item);              /* owner only; may block */
+void *ws_locked_deque_pop(ws_locked_deque *q);                         /* owner only; may block */
+void *ws_locked_deque_steal(ws_locked_deque *q);                       /* any thread; may block */
+void *ws__locked_deque_steal_above(ws_locked_deque *q, int64_t floor); /* as the split deque's */
+size_t ws_locked_deque_size(const ws_locked_deque *q);                 /* any thread; approximate */
+int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item);    /* as ws__deque_push_size */
 /* Owner only; lock-free: the size and bottom read without the lock (estimates). */
 int64_t ws__locked_deque_owner_bottom(ws_locked_deque *q);
 int64_t ws__locked_deque_owner_size(ws_locked_deque *q, int64_t b);

@@ -100,11 +100,16 @@ void *ws_locked_deque_pop(ws_locked_deque *q)
 
 void *ws_locked_deque_steal(ws_locked_deque *q)
 {
+    return ws__locked_deque_steal_above(q, INT64_MIN);
+}
+
+void *ws__locked_deque_steal_above(ws_locked_deque *q, int64_t floor)
+{
     void *item = NULL;
     pthread_mutex_lock(&q->lock);
     /* relaxed: under the lock. */
     int64_t top = ws_load_relaxed(&q->top);
-    if (ws_load_relaxed(&q->bottom) > top) {
+    if (ws_load_relaxed(&q->bottom) > top && top >= floor) {
         item = q->slot[(size_t)top & q->mask];
         ws_store_relaxed(&q->top, top + 1);
     }

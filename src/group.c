@@ -7,8 +7,9 @@
  *
  * A group counts its unfinished jobs in one 32-bit word, which is also the futex a waiter
  * sleeps on: the decrement that reaches 0 (a job's completion, or a worker settling the count of
- * the batches it owes, see "Owed counts" below) wakes the waiter, and touches the group no more
- * (the waiter may return and free it at once).
+ * the batches it owes, see "Owed counts" below) wakes the waiter if one announced itself in the
+ * word (group_count.h: no system call when nobody waits), and touches the group no more (the
+ * waiter may return and free it at once).
  *
  * Destroy waits for injected jobs (pool.c, the admission word). A group's injected jobs do not
  * each count themselves there: the group holds one reference of its pool for all of them, a bit
@@ -40,6 +41,7 @@
  * finds none of its jobs to run counts as blocked when it parks, so a spare keeps the pool's P
  * workers busy meanwhile (spare.c).
  */
+#include "group_count.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -58,8 +60,8 @@ typedef struct ws__group {
     /* Keeps pending off the lines of the fields above, wherever the caller put the group (see
      * below). */
     char apart[WS_CACHE_LINE];
-    /* Unfinished jobs, and HOLDS_POOL: incremented by submitters, decremented by completions;
-     * waiters futex on it. */
+    /* Unfinished jobs, HOLDS_POOL and WAITING (group_count.h): incremented by submitters,
+     * decremented by completions; waiters futex on it. */
     _Atomic uint32_t pending;
 } ws__group;
 
@@ -72,7 +74,7 @@ _Static_assert(offsetof(ws__group, pending) >= offsetof(ws__group, apart) + WS_C
                "pending must be a line apart from the read-mostly fields");
 
 /* In pending: the group holds one admitted reference of its pool (see the top). */
-#define HOLDS_POOL (1u << 31)
+#define HOLDS_POOL WS_GROUP_HOLDS_POOL
 
 /* ---------------------------------------------------------------------------------------- */
 /* Submission                                                                                */
@@ -200,24 +202,16 @@ static int hold_pool(ws__group *g, uint32_t old)
     return 0;
 }
 
-/* n jobs of g are finished (or never queued). The last one wakes the waiters, and gives back
- * the pool's reference if g holds it. g may be gone as soon as the count is 0. */
+/* n jobs of g are finished (or never queued). The last one wakes the waiters, if any, and
+ * gives back the pool's reference if g holds it (group_count.h). g may be gone as soon as the
+ * count is 0. */
 static void count_out(ws__group *g, ws_pool *pool, uint32_t n)
 {
-    /* acq_rel: the release half publishes the jobs' effects to ws_group_wait's acquire load
-     * (the acquire half orders the decrements of concurrent jobs). */
-    uint32_t old = ws_fetch_sub_acq_rel(&g->pending, n);
-    if (old == (HOLDS_POOL | n)) {
-        uint32_t held = HOLDS_POOL;
-        /* acq_rel: as the decrement; fails if a submitter counted a job in meanwhile, which
-         * relies on the reference (its job's completion comes back here). */
-        if (!ws_cas_acq_rel(&g->pending, &held, 0))
-            return;
+    unsigned todo = ws__group_count_down(&g->pending, n);
+    if (todo & WS_GROUP_WAKE)
         ws__futex_wake(&g->pending, -1); /* the word's address only: g may be gone */
+    if (todo & WS_GROUP_RELEASE)
         ws__pool_release(pool, 1);
-    } else if (old == n) {
-        ws__futex_wake(&g->pending, -1); /* as above */
-    }
 }
 
 int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void *arg,
@@ -431,15 +425,18 @@ static void wait_pending(ws__group *g, ws__worker *w)
     ws__wait wait = {.backoff = ws__backoff_start(w)};
     waiting(g, 1);
     for (;;) {
-        /* acquire: pairs with the release decrement in count_out. */
-        uint32_t n = ws_load_acquire(&g->pending);
+        uint32_t n = ws__group_count_read(&g->pending);
         if (n == 0)
             break;
         ws__task *t = w != NULL ? own_job(w, g) : NULL;
         if (t != NULL)
             ws__task_run_taken(w, t, "job");
-        if (ws__wait_step(w, &wait, t != NULL))
+        if (!ws__wait_step(w, &wait, t != NULL))
+            continue;
+        if ((n = ws__group_count_announce(&g->pending, n)) != 0)
             ws__park_word(w, &g->pending, n);
+        else
+            ws__thread_yield(); /* the word moved, or is a moment from 0 */
     }
     waiting(g, -1);
     ws__wait_end(w, &wait);
@@ -494,14 +491,16 @@ int ws_group_try_wait(ws_group *group)
 static int sleep_until_done(ws__group *g, uint64_t deadline)
 {
     for (;;) {
-        /* acquire: as in wait_pending. */
-        uint32_t n = ws_load_acquire(&g->pending);
+        uint32_t n = ws__group_count_read(&g->pending);
         if (n == 0)
             return 0;
         uint64_t now = ws__now_ns();
         if (now >= deadline)
             return ETIMEDOUT;
-        ws__futex_wait_ns(&g->pending, n, deadline - now);
+        if ((n = ws__group_count_announce(&g->pending, n)) != 0)
+            ws__futex_wait_ns(&g->pending, n, deadline - now);
+        else
+            ws__thread_yield(); /* as in wait_pending */
     }
 }
 

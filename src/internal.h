@@ -37,6 +37,9 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_push_fitting(q, item) ((void)ws_locked_deque_push((q), (item)))
 #define ws__wdeque_pop                   ws_locked_deque_pop
 #define ws__wdeque_steal                 ws_locked_deque_steal
+#define ws__wdeque_steal_above           ws__locked_deque_steal_above
+#define ws__wdeque_peek_private(q)       ((void)(q), (void *)NULL)
+#define ws__wdeque_owner_bottom(q)       ws_load_relaxed(&(q)->bottom) /* relaxed: estimate */
 #define ws__wdeque_size                  ws_locked_deque_size
 #define ws__wdeque_growths(q)            ((q)->growths)
 #define ws__wdeque_set_depth_cap(q, cap) ((void)(q), (void)(cap))
@@ -50,19 +53,22 @@ static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool 
 }
 #else
 typedef ws_sdeque ws__wdeque;
-#define ws__wdeque_init          ws_sdeque_init
-#define ws__wdeque_destroy       ws_sdeque_destroy
-#define ws__wdeque_fits          ws__sdeque_fits
-#define ws__wdeque_push_fitting  ws__sdeque_push_fitting
-#define ws__wdeque_push_slow     ws__sdeque_push_slow
-#define ws__wdeque_pop           ws__sdeque_pop
-#define ws__wdeque_steal         ws_sdeque_steal
-#define ws__wdeque_size          ws_sdeque_size
-#define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
-#define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
-#define ws__wdeque_force_slow    ws__sdeque_force_slow
-#define ws__wdeque_publish_all   ws__sdeque_publish_all
-#define ws__wdeque_trim          ws__sdeque_trim
+#define ws__wdeque_init            ws_sdeque_init
+#define ws__wdeque_destroy         ws_sdeque_destroy
+#define ws__wdeque_fits            ws__sdeque_fits
+#define ws__wdeque_push_fitting    ws__sdeque_push_fitting
+#define ws__wdeque_push_slow       ws__sdeque_push_slow
+#define ws__wdeque_pop             ws__sdeque_pop
+#define ws__wdeque_steal           ws_sdeque_steal
+#define ws__wdeque_steal_above     ws__sdeque_steal_above
+#define ws__wdeque_peek_private    ws__sdeque_peek_private
+#define ws__wdeque_owner_bottom(q) ws_load_relaxed(&(q)->bottom) /* relaxed: the owner's own */
+#define ws__wdeque_size            ws_sdeque_size
+#define ws__wdeque_growths(q)      ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap   ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow      ws__sdeque_force_slow
+#define ws__wdeque_publish_all     ws__sdeque_publish_all
+#define ws__wdeque_trim            ws__sdeque_trim
 #endif
 
 /* The inline join of worksteal.h reads the owner's fields of the split deque through struct
@@ -106,6 +112,7 @@ enum {
     WS_KIND_WAITED = 0,   /* someone waits on state (a join, a sync, ws_pool_run's caller) */
     WS_KIND_DETACHED = 1, /* heap record of ws_submit: free it, count the pool's pending down */
     WS_KIND_GROUP = 2,    /* heap record of ws_group_submit: free it, count the group down */
+    WS_KIND_FUTURE = 3,   /* heap record of ws_future_submit: its runner claims it (future.c) */
 };
 
 typedef struct ws__task {
@@ -128,6 +135,17 @@ typedef struct ws__job {
     void *arg;
     ws_fn on_cancel; /* group jobs: runs instead of fn if cancelled; may be NULL */
 } ws__job;
+
+/* A future (future.c): a heap record like a job's, recycled by records.c, whose task is queued
+ * on a deque or an injector and claimed (state word) by whoever runs it. */
+typedef struct ws__future {
+    ws__task task; /* kind WS_KIND_FUTURE; task.arg is the future, task.owner its pool */
+    ws_future_fn fn;
+    void *arg;
+    void *result;             /* written by the runner before DONE, read after it */
+    _Atomic uint32_t error;   /* ws_future_fail's: set once by a CAS from 0 */
+    _Atomic uint32_t handles; /* future.c: HANDLE (until ws_future_free), QUEUED (in a queue) */
+} ws__future;
 
 /* A cleanup that runs only while an exception unwinds the frame (C++, or C with -fexceptions:
  * the library is built with it; docs/api.md, "Exceptions"). On the normal path the guard is
@@ -318,6 +336,12 @@ typedef struct ws__record_stack {
     _Atomic uint32_t taking;                        /* 1 while a thread pops or trims */
 } ws__record_stack;
 
+/* Every record holds a job or a future. */
+typedef union ws__record {
+    ws__job job;
+    ws__future future;
+} ws__record;
+
 /* Any thread (self: the calling thread's worker, or NULL): a record for a job submitted to pool,
  * or NULL (out of memory). */
 ws__job *ws__record_new(ws_pool *pool, ws__worker *self);
@@ -345,6 +369,11 @@ typedef struct ws__worker {
      * (group.c, batch_next). Only that task matches, not one run inside it. */
     const struct ws__task *loop_injected;
     int64_t max_depth; /* deepest this deque has been (published to counters on change) */
+    /* The deque's bottom when the worker started the task it runs now that it took from
+     * elsewhere (a steal, a claim, an injector): the items at or above it are that task's own
+     * work. A waiter leapfrogging this worker takes only those (wait.c). Written by the worker
+     * (release), read by leapfroggers (acquire). */
+    _Atomic int64_t floor;
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */
     _Atomic uint32_t profiling;
@@ -386,6 +415,47 @@ static inline void ws__worker_settle(ws__worker *w, bool force)
         w->settle(w, force);
 }
 
+/* Worker w: a record of its own pool from its own list, or as ws__record_new when the list is
+ * empty (inline: the futures' fast path; the tests' allocation faults reach it only then). */
+static inline ws__job *ws__record_new_local(ws__worker *w)
+{
+    ws__task *t = w->records.chain;
+    if (WS_UNLIKELY(t == NULL))
+        return ws__record_new(w->pool, w);
+    /* relaxed: a free record is only seen by the thread that holds its list. */
+    w->records.chain = ws_load_relaxed(&t->next);
+    w->records.count--;
+    return (ws__job *)(void *)t;
+}
+/* Worker w: j, a finished record of its own pool, goes on its own list (as ws__record_free). */
+static inline void ws__record_free_local(ws__worker *w, ws__job *j)
+{
+    if (WS_UNLIKELY(w->records.count == WS_RECORD_BATCH)) {
+        ws__record_free(w->pool, w, j);
+        return;
+    }
+    ws_store_relaxed(&j->task.next, w->records.chain); /* relaxed: this thread's list */
+    w->records.chain = &j->task;
+    w->records.count++;
+}
+/* Worker w starts a task taken from elsewhere: raises its floor to its deque's bottom (see
+ * ws__worker.floor) and returns the old floor, which ws__floor_restore puts back after. */
+static inline int64_t ws__floor_raise(ws__worker *w)
+{
+    /* relaxed: the worker's own variable. */
+    int64_t old = ws_load_relaxed(&w->floor);
+    /* relaxed: published by the release RMW that marks the task taken (worker.c, future.c),
+     * which a leapfrogger reads with acquire before it reads the floor. */
+    ws_store_relaxed(&w->floor, ws__wdeque_owner_bottom(&w->deque));
+    return old;
+}
+static inline void ws__floor_restore(ws__worker *w, int64_t old)
+{
+    /* release: after the task's completion (an RMW on its state): a leapfrogger that reads this
+     * older floor (acquire) and then the task's state sees the completion (wait.c). */
+    ws_store_release(&w->floor, old);
+}
+
 /* Worker w recomputes its deque's depth cap after max_depth, profiling or tracing
  * changed: pushes leave the fast path at a new maximum depth (for the statistic), and always
  * while the pool is profiled or traced (ws_pool_profile's thread closes the fast path with
@@ -424,6 +494,10 @@ int ws__worker_start(ws__worker *w, void *(*fn)(void *));
  * leapfrog, a group job popped by a wait), outside any group, then finishes it: a waited task
  * becomes DONE (its waiter may then return); a job's runner finishes the job itself. */
 void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what);
+/* Worker w (NULL in tests) runs t, a task it took from elsewhere or claimed: outside any group,
+ * an escaping exception aborting, and the spawns of t's function checked for their syncs. The
+ * caller raises its floor before it marks t as its own, and finishes t. */
+void ws__run_taken_body(ws__worker *w, ws__task *t, const char *what);
 /* Worker w (NULL in tests) runs t's function inline, measured and traced as the pool asks; t
  * stays the caller's to finish. */
 void ws__run_child(ws__worker *w, ws__task *t, const char *what);
@@ -444,6 +518,11 @@ bool ws__fair_turn(ws__worker *w);
 ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
 /* Worker w steals once from victim v, counting the attempt. */
 ws__task *ws__steal_from(ws__worker *w, ws__worker *v);
+/* As ws__steal_from, but only a task that v pushed at index floor or above. */
+ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor);
+/* Worker w (the caller) pushes t on its deque, as a fork does: false if the deque could not grow
+ * (the caller runs t itself). join.c. */
+bool ws__fork_push(ws__worker *w, ws__task *t);
 
 bool ws__split_wanted(void);
 
@@ -510,6 +589,13 @@ void ws__wait_end(ws__worker *w, ws__wait *s);
 /* Any thread (w: its worker, or NULL); may block (spin, yield, then park). Returns when t is
  * DONE. On a worker it helps by leapfrogging: it steals only from the worker that took t. */
 void ws__task_wait(ws__worker *w, ws__task *t);
+/* Waiter w helps the worker runner (an id + 1, as in a task's state; 0: none) that runs the task
+ * whose state word is *state, last read as seen: a task that runner pushed since it started that
+ * task, or NULL. */
+ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen);
+/* Any thread (w: its worker, or NULL): or-s WAITER into *state (last read as seen, without DONE)
+ * and parks until the word changes; returns at once if it changed first. */
+void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen);
 
 /* ---- tracing (trace.c) ------------------------------------------------------------------ */
 /* WS_TRACE=FILE: every pool records task runs, steals and parks in a ring buffer per worker

@@ -106,9 +106,15 @@ static inline bool push_task(ws__worker *w, ws__task *t)
     return true;
 }
 
+bool ws__fork_push(ws__worker *w, ws__task *t)
+{
+    return push_task(w, t);
+}
+
 /* The pop at a join found p instead of the child t. One case is legitimate: p is newer than t,
- * a job that the parent's code submitted to a group from this worker and did not wait for. Run
- * it (it is the frame's own work) and pop again. Since waits run only their own work (a group
+ * a job or a future that the parent's code submitted from this worker and did not wait for. Run
+ * it (it is the frame's own work; a future a getter claimed meanwhile is only let go of) and pop
+ * again. Since waits run only their own work (a group
  * wait pops only its group's jobs), nothing on this worker takes t out from under p: an older p
  * with t still pending is a task that was never synced. Returns t if it was still there, or
  * NULL if a thief took it. */
@@ -116,7 +122,7 @@ static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task 
                                            const char *function)
 {
     while (p != NULL && p != t) {
-        if (ws__task_kind(p) == WS_KIND_GROUP) {
+        if (ws__task_kind(p) == WS_KIND_GROUP || ws__task_kind(p) == WS_KIND_FUTURE) {
             ws__count(w, pops, 1);
             ws__task_run_taken(w, p, "job");
             p = ws__wdeque_pop(&w->deque);

@@ -246,9 +246,11 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     unsigned n = cfg.workers != 0 ? cfg.workers : default_workers();
     size_t stack = cfg.stack_size != 0 ? cfg.stack_size : default_stack_size();
     if (n > WS_MAX_WORKERS || stack < MIN_STACK_SIZE || stack > MAX_STACK_SIZE ||
-        cfg.max_spares > WS_MAX_SPARES)
+        (cfg.max_spares > WS_MAX_SPARES && cfg.max_spares != WS_NO_SPARES))
         return EINVAL;
-    unsigned spares = cfg.max_spares != 0 ? cfg.max_spares : WS_DEFAULT_SPARES;
+    unsigned spares = cfg.max_spares == WS_NO_SPARES ? 0
+                      : cfg.max_spares != 0          ? cfg.max_spares
+                                                     : WS_DEFAULT_SPARES;
 
     ws_pool *pool = ws__aligned_alloc(WS_CACHE_LINE, sizeof(ws_pool));
     if (pool == NULL)

@@ -195,14 +195,23 @@ ws__job *ws__record_new(ws_pool *pool, ws__worker *self)
      * allocation faults are armed, records come from the allocator (see the top). */
     if (WS_LIKELY(!ws__test_fail_alloc_pending()) && (c->chain != NULL || list_refill(pool, c)))
         return (ws__job *)list_take(c);
-    return ws__malloc(sizeof(ws__job));
+    return ws__malloc(sizeof(ws__record));
 }
 
 void ws__record_free(ws_pool *pool, ws__worker *self, ws__job *j)
 {
     ws__task *t = &j->task;
     if (self == NULL || self->pool != pool) {
-        ws__free(j);
+        /* Kept on the thread's own list while it has room (records of any pool are alike), so
+         * that a freed future stays recognisable as freed until its record is reused. */
+        ws__record_cache *c = self != NULL ? &self->records : &outside_cache;
+        if (c->count >= BATCH || (self == NULL && !outside_cache_registered())) {
+            ws__free(j);
+            return;
+        }
+        ws_store_relaxed(&t->next, c->chain); /* relaxed: this thread's list */
+        c->chain = t;
+        c->count++;
         return;
     }
     ws__record_cache *c = &self->records;

@@ -9,14 +9,19 @@
  * Waiting for a stolen task (ws__task_wait). The joiner cannot leave its frame, so it helps
  * while it waits, but only by leapfrogging: it steals from the worker that took its child
  * (Wagner and Calder, "Leapfrogging: a portable technique for implementing efficient
- * futures", 1993; Lace does the same). Everything in the thief's deque descends from the stolen
- * child, so what the joiner runs is work its own join waits for, and its stack grows at most by
- * the depth of the child's subtree: the stack stays bounded by the serial program's depth, which
- * is what the space bound S_P <= P * S_1 needs. Stealing arbitrary work here could pile
+ * futures", 1993; Lace does the same), and from that worker only what it pushed since it
+ * started the child: the items at or above its floor (ws__worker.floor, the deque's bottom when
+ * it started a task taken from elsewhere). Those descend from the stolen child, so what the
+ * joiner runs is work its own join waits for, and its stack grows at most by the depth of the
+ * child's subtree: the stack stays bounded by the serial program's depth, which is what the space
+ * bound S_P <= P * S_1 needs. (In pure fork-join a thief's deque holds nothing older than the
+ * child, since it stole with an empty deque; a getter of a future may take work while its own
+ * deque holds older items, which the floor keeps out.) Stealing arbitrary work here could pile
  * unrelated frames on top of the waiting one without limit. When there is nothing to leapfrog,
  * the joiner spins, yields, and finally parks on the task's state word, with WAITER or-ed in;
  * the thief's completion (worker.c) wakes it. docs/scheduler.md discusses the choice.
  */
+#include "future_state.h"
 #include "internal.h"
 
 /* Worker w's wait counts as blocked from now until it ends: a spare will run what the wait may
@@ -51,35 +56,34 @@ void ws__wait_end(ws__worker *w, ws__wait *s)
         ws__blocked_leave(w);
 }
 
-/* Joiner w helps by running work from the thief of t; NULL if there is none now. */
-static ws__task *leapfrog(ws__worker *w, ws__task *t)
+ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen)
 {
-    /* relaxed: only a hint about whom to steal from; see ws__task_run_taken. */
-    uint32_t thief = ws_load_relaxed(&t->state) >> WS_TASK_THIEF_SHIFT;
-    if (thief == 0 || thief - 1 == w->id || thief > 0xFFFF)
+    if (runner == 0 || runner - 1 == w->id || runner > 0xFFFF)
         return NULL; /* not marked yet (or DONE/SYNCED, which the caller sees next) */
     ws_pool *pool = w->pool;
     /* acquire: a spare's record is made when it is first needed; pairs with the release store
      * of spares_started in spare.c, after which its slot may be read. */
-    if (thief - 1 >= pool->nworkers + ws_load_acquire(&pool->spares_started))
+    if (runner - 1 >= pool->nworkers + ws_load_acquire(&pool->spares_started))
         return NULL;
-    ws__task *u = ws__steal_from(w, pool->workers[thief - 1]);
+    ws__worker *v = pool->workers[runner - 1];
+    /* acquire: pairs with ws__floor_restore; the caller read `seen` with acquire after the
+     * runner's release marking, so this is the floor of the runner's start or a later one. */
+    int64_t floor = ws_load_acquire(&v->floor);
+    /* relaxed, after the acquire above: if the task is still as seen, the floor read is the one
+     * of its run (the restore comes after its completion), not that of the runner's next task. */
+    if (ws_load_relaxed(state) != seen)
+        return NULL;
+    ws__task *u = ws__steal_from_above(w, v, floor);
     if (u != NULL)
         ws__count(w, leapfrogs, 1);
     return u;
 }
 
-/* Parks until t is DONE; s is the state last read (not DONE). */
-static void park_on_task(ws__worker *w, ws__task *t, uint32_t s)
+void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen)
 {
-    if (!(s & WS_TASK_WAITER)) {
-        /* acq_rel: announces the waiter to the completer's exchange; failure means the state
-         * moved (DONE), and the caller re-reads it. */
-        if (!ws_cas_acq_rel(&t->state, &s, s | WS_TASK_WAITER))
-            return;
-        s |= WS_TASK_WAITER;
-    }
-    ws__park_word(w, &t->state, s);
+    uint32_t value = ws__state_announce(state, seen); /* the completer's RMW is its partner */
+    if (value != 0)
+        ws__park_word(w, state, value);
 }
 
 void ws__task_wait(ws__worker *w, ws__task *t)
@@ -91,11 +95,11 @@ void ws__task_wait(ws__worker *w, ws__task *t)
         uint32_t s = ws_load_acquire(&t->state);
         if (s == WS_TASK_DONE)
             break;
-        ws__task *u = w != NULL ? leapfrog(w, t) : NULL;
+        ws__task *u = w != NULL ? ws__leapfrog(w, s >> WS_TASK_THIEF_SHIFT, &t->state, s) : NULL;
         if (u != NULL)
             ws__task_run_taken(w, u, "leapfrog");
         if (ws__wait_step(w, &wait, u != NULL))
-            park_on_task(w, t, s);
+            ws__park_on_state(w, &t->state, s);
     }
     ws__wait_end(w, &wait);
 }

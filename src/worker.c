@@ -180,14 +180,8 @@ static void complete_waited(ws__task *t)
         ws__futex_wake(&t->state, -1);
 }
 
-void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
+void ws__run_taken_body(ws__worker *w, ws__task *t, const char *what)
 {
-    uint32_t kind = ws__task_kind(t);
-    /* relaxed: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
-     * is set. An RMW, because the joiner may be or-ing in WAITER at the same time. Only waited
-     * tasks have joiners; jobs skip the locked instruction. */
-    if (w != NULL && kind == WS_KIND_WAITED)
-        ws_fetch_or_relaxed(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
     int64_t open = w != NULL ? ws__open_spawns(w) : 0;
     struct ws__group *group = ws__current_group;
     ws__current_group = NULL; /* a stolen child is in no group; a job's runner sets its own */
@@ -199,8 +193,27 @@ void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
     ws__current_group = group;
     if (WS_UNLIKELY(w != NULL && ws__open_spawns(w) != open))
         ws__contract_violation("ws_spawn", "a task returned without ws_sync of a task it spawned");
+}
+
+void ws__task_run_taken(ws__worker *w, ws__task *t, const char *what)
+{
+    uint32_t kind = ws__task_kind(t);
+    if (w == NULL || kind == WS_KIND_DETACHED || kind == WS_KIND_GROUP) {
+        ws__run_taken_body(w, t, what); /* a job: its runner finishes it */
+        return;
+    }
+    /* A waited task, or a future (whose runner claims it, future.c): leapfroggers may come. */
+    int64_t floor = ws__floor_raise(w);
+    /* acq_rel: marks the taker, a hint for a leapfrogging joiner, which re-reads it until it
+     * is set; the release half publishes the floor just raised (ws__leapfrog). An RMW, because
+     * the joiner may be or-ing in WAITER at the same time. Only waited tasks have joiners;
+     * jobs skip the locked instruction. */
+    if (kind == WS_KIND_WAITED)
+        ws_fetch_or_acq_rel(&t->state, WS_TASK_TAKEN | (w->id + 1) << WS_TASK_THIEF_SHIFT);
+    ws__run_taken_body(w, t, what);
     if (kind == WS_KIND_WAITED)
         complete_waited(t);
+    ws__floor_restore(w, floor);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -247,11 +260,13 @@ static void count_level(ws__worker *w, const ws__worker *v)
     }
 }
 
-ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
+/* Worker w steals once from victim v (bounded: only at index floor or above), counting and
+ * tracing the attempt. */
+static ws__task *steal_once(ws__worker *w, ws__worker *v, bool bounded, int64_t floor)
 {
     ws__count(w, steal_attempts, 1);
     ws__prof_note_steal(w);
-    ws__task *t = ws__wdeque_steal(&v->deque);
+    ws__task *t = bounded ? ws__wdeque_steal_above(&v->deque, floor) : ws__wdeque_steal(&v->deque);
     if (t != NULL) {
         ws__count(w, steals, 1);
         if (w->victims != NULL && v->place != NULL)
@@ -260,6 +275,16 @@ ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
             ws__trace_steal(w, v, ws__now_ns());
     }
     return t;
+}
+
+ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
+{
+    return steal_once(w, v, false, 0);
+}
+
+ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor)
+{
+    return steal_once(w, v, true, floor);
 }
 
 /* Tries the victims workers[ids[k]] (ids NULL: workers[first + k]) for k in [0, n), from a

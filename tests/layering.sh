@@ -19,7 +19,7 @@ spare
 wait
 pool
 join
-group
+group future
 loop
 profile_pool
 '

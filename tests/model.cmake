@@ -36,3 +36,15 @@ if(WS_SANITIZE STREQUAL "")
   set_tests_properties(model_sdeque_inline PROPERTIES TIMEOUT 900 LABELS model
                        SKIP_RETURN_CODE 77)
 endif()
+
+# A future's state word (src/future_state.h): a taker from a queue, a getter and a canceller race
+# for it; it runs exactly once or is cancelled, no getter sleeps through its end, the record is
+# recycled exactly once; each weakened order or step fails (tests/model_future.c).
+if(WS_SANITIZE STREQUAL "")
+  add_test(NAME model_future
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
+                   tests/model_future.c WEAKEN=0:pass CANCEL=1:pass WEAKEN=1:fail WEAKEN=2:fail
+                   WEAKEN=3:fail WEAKEN=4:fail WEAKEN=5:fail CANCEL=1,WEAKEN=4:fail
+                   CANCEL=1,WEAKEN=5:fail)
+  set_tests_properties(model_future PROPERTIES TIMEOUT 300 LABELS model SKIP_RETURN_CODE 77)
+endif()

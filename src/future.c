@@ -1,0 +1,469 @@
+/* future.c: futures: ws_future_submit, then ws_future_get in any order, from any thread, and
+ * ws_future_free once.
+ *
+ * A future is a heap record (records.c, recycled) whose task is queued like a fork's child: on
+ * the submitting worker's own deque, or through the injector from elsewhere. Whoever runs it
+ * first claims it on its state word with one compare-and-swap from "pending": a worker that took
+ * it from a queue (ws__task_run_taken), or a getter, which claims it wherever it is queued (in its
+ * own deque at any depth, in another worker's deque, in the injector) and runs it at once. The
+ * queue's slot is left as it is: the state word is the marker that the pop, steal and injector
+ * paths read, so a queue that later yields a claimed future only lets go of it. Nothing is ever
+ * taken out of the middle of a deque, so the deques keep their protocol untouched.
+ *
+ * The state word (task.state) of a future:
+ *   kind bits  WS_KIND_FUTURE, for its whole life (the queues tell futures by them);
+ *   TAKEN      claimed, with the runner's worker id + 1 above WS_TASK_THIEF_SHIFT (the hint that
+ *              a getter leapfrogs, wait.c);
+ *   DONE       finished: fn returned (result written), or cancelled before it started
+ *              (CANCELLED with it);
+ *   WAITER     a getter parks on the word: the RMW that sets DONE wakes it;
+ *   QUEUED     a deque or injector slot still points to the record;
+ *   HANDLE     the user has not called ws_future_free.
+ * The record goes back to the recycler when DONE is set and QUEUED and HANDLE are clear, by the
+ * one RMW (or, for a finished future whose slot is gone, the one free) that makes it so. A
+ * getter on a worker of the future's pool never sleeps while it can help (docs/scheduler.md,
+ * "Getting a future": the argument that an acyclic program finishes with no spare thread).
+ */
+#include "future_state.h"
+#include "internal.h"
+
+#include <errno.h>
+#include <limits.h>
+
+_Static_assert((int)WS_FUTURE_TAKEN == (int)WS_TASK_TAKEN &&
+                   (int)WS_FUTURE_DONE == (int)WS_TASK_DONE &&
+                   (int)WS_FUTURE_WAITER == (int)WS_TASK_WAITER &&
+                   (int)WS_FUTURE_KIND == (int)(WS_KIND_FUTURE << WS_TASK_KIND_SHIFT) &&
+                   (int)WS_FUTURE_RUNNER_SHIFT == (int)WS_TASK_THIEF_SHIFT,
+               "future_state.h's bits must be the task state's");
+
+/* task.flags of a future queued through the injector: it holds a pool reference until a worker
+ * takes it from there. */
+enum { F_INJECTED = 1u << 8 };
+
+static inline ws__future *future_of(ws__task *t)
+{
+    return (ws__future *)(void *)t;
+}
+
+/* The record of handle f, checked as far as a recycled record can be: aborts naming function
+ * if f is NULL or was freed (and not reused since). Returns its state (ws__future_read). */
+static uint32_t checked_state(const ws_future *handle, const char *function)
+{
+    if (handle == NULL)
+        ws__contract_violation(function, "NULL future");
+    ws__future *f = (ws__future *)(void *)handle;
+    uint32_t s = ws__future_read(&f->task.state);
+    if ((s & (3u << WS_TASK_KIND_SHIFT)) != WS_FUTURE_KIND || !(s & WS_FUTURE_HANDLE))
+        ws__contract_violation(function, "the future was freed (ws_future_free)");
+    return s;
+}
+
+/* Nobody holds f any more: its record goes back to the recycler. */
+static inline void recycle(ws__future *f)
+{
+    ws_pool *pool = f->task.owner;
+    ws__worker *w = ws__tls_worker;
+    /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
+    ws_store_relaxed(&f->task.state, WS_FUTURE_FREED);
+    if (w != NULL && w->pool == pool)
+        ws__record_free_local(w, (ws__job *)(void *)f);
+    else
+        ws__record_free(pool, w, (ws__job *)(void *)f);
+}
+
+/* Carries out what a state change asked for (future_state.h), if anything: out of line, since
+ * a change by a runner or a getter rarely asks for anything. f may be gone after. */
+static WS_NOINLINE void follow_up_rare(ws__future *f, unsigned todo);
+static inline void follow_up(ws__future *f, unsigned todo)
+{
+    if (WS_UNLIKELY(todo != 0))
+        follow_up_rare(f, todo);
+}
+
+static WS_NOINLINE void follow_up_rare(ws__future *f, unsigned todo)
+{
+    if (todo & WS_FUTURE_WAKE)
+        ws__futex_wake(&f->task.state, INT_MAX); /* the word's address only */
+    if (todo & WS_FUTURE_RECYCLE)
+        recycle(f);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Claiming, running, finishing                                                              */
+/* ---------------------------------------------------------------------------------------- */
+
+static bool claim(ws__worker *w, ws__future *f)
+{
+    return ws__future_claim(&f->task.state, w->id + 1);
+}
+
+/* The runner w of f is done with it (queued: w took the queue's slot). f may be gone after. */
+static void finish(ws__worker *w, ws__future *f, bool queued)
+{
+    uint32_t clear =
+        WS_FUTURE_TAKEN | (w->id + 1) << WS_FUTURE_RUNNER_SHIFT | (queued ? WS_FUTURE_QUEUED : 0);
+    follow_up(f, ws__future_finish(&f->task.state, clear));
+}
+
+/* A queue's slot for f is consumed without running it (a getter claimed it, or it was
+ * cancelled): the queue's reference goes. */
+static void unqueue(ws__future *f)
+{
+    uint32_t old;
+    follow_up(f, ws__future_drop(&f->task.state, WS_FUTURE_QUEUED, &old));
+}
+
+/* Worker w runs f's function, claimed: as a task taken from elsewhere (ws__run_taken_body: in no
+ * group, profiled or traced as the pool asks), with f as its result's place. */
+static void call_fn(void *p)
+{
+    ws__future *f = p;
+    f->result = f->fn(f->arg);
+}
+
+static void run_claimed(ws__worker *w, ws__future *f, bool queued, const char *what)
+{
+    ws__task body;
+    ws__task_init(&body, call_fn, f);
+    ws__run_taken_body(w, &body, what);
+    finish(w, f, queued);
+}
+
+/* The task function of a future's record: run by a worker that took the record from a deque or
+ * an injector (ws__task_run_taken, which raised the worker's floor first). Runs f unless a getter
+ * claimed it first or it was cancelled, then lets go of the queue's slot. */
+static void take_queued(void *p)
+{
+    ws__future *f = p;
+    ws__worker *w = ws__tls_worker;
+    ws_pool *pool = f->task.owner;
+    bool injected = f->task.flags & F_INJECTED; /* read first: the record may be recycled */
+    if (claim(w, f)) {
+        call_fn(f);
+        finish(w, f, true);
+    } else {
+        unqueue(f);
+    }
+    if (injected)
+        ws__pool_release(pool, 1); /* the reference ws_future_submit took for the injector */
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Submitting                                                                                */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A new record for fn(arg) on pool, queued (flags: its task's), with the handle. */
+static inline void future_init(ws__future *f, ws_pool *pool, ws_future_fn fn, void *arg,
+                               uint32_t flags)
+{
+    f->task.fn = take_queued;
+    f->task.arg = f;
+    f->task.flags = flags;
+    f->task.owner = pool;
+    f->fn = fn;
+    f->arg = arg;
+    f->result = NULL;
+    /* relaxed: the record is published by the push's release store or the injector's release
+     * link, which order these stores before any reader. */
+    ws_store_relaxed(&f->error, 0);
+    ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_QUEUED);
+}
+
+/* Worker w's push of f declined by the fast path: the slow push, or, if the deque cannot grow,
+ * the run at once (as a fork does: nothing is lost). */
+static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
+{
+    if (ws__fork_push(w, &f->task))
+        return 0;
+    /* relaxed: still private. */
+    ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
+    int64_t floor = ws__floor_raise(w);
+    if (claim(w, f))
+        run_claimed(w, f, false, "future");
+    ws__floor_restore(w, floor);
+    return 0;
+}
+
+/* From elsewhere (an outside thread, a worker of another pool): through the injector, holding a
+ * reference of the pool until a worker takes the record from there. */
+static WS_NOINLINE int submit_outside(ws__future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+{
+    int err = ws__pool_admit(pool, 1);
+    if (err != 0)
+        return err;
+    ws__future *f = (ws__future *)(void *)ws__record_new(pool, ws__tls_worker);
+    if (f == NULL) {
+        ws__pool_release(pool, 1);
+        return ENOMEM;
+    }
+    future_init(f, pool, fn, arg, F_INJECTED);
+    *out = f;
+    ws__pool_inject(pool, &f->task);
+    return 0;
+}
+
+int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+{
+    if (WS_UNLIKELY(out == NULL || fn == NULL))
+        ws__contract_violation("ws_future_submit", "NULL out or function");
+    ws__worker *w = ws__tls_worker;
+    if (WS_UNLIKELY(w == NULL || (pool != NULL && pool != w->pool)))
+        return submit_outside((ws__future **)out, pool != NULL ? pool : ws_default_pool(), fn, arg);
+    /* On a worker of the pool: part of the work its destroy waits for already; on its deque as
+     * a spawn. */
+    ws__future *f = (ws__future *)(void *)ws__record_new_local(w);
+    if (WS_UNLIKELY(f == NULL))
+        return ENOMEM;
+    future_init(f, w->pool, fn, arg, 0);
+    *out = (ws_future *)(void *)f;
+    if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
+        return submit_rare(w, f);
+    ws__wdeque_push_fitting(&w->deque, &f->task);
+    ws__count(w, spawns, 1);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Getting                                                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Is t a future whose queue slot no longer matters (claimed by a getter, or cancelled)? */
+static inline bool is_dead_future(ws__task *t)
+{
+    /* relaxed: a slot's future was published to its queue's owner before; TAKEN and DONE only
+     * ever get set, and the slot's reference (QUEUED) keeps the record alive. */
+    return ws__task_kind(t) == WS_KIND_FUTURE &&
+           (ws_load_relaxed(&t->state) & (WS_FUTURE_TAKEN | WS_FUTURE_DONE)) != 0;
+}
+
+/* Worker w lets go of the slots of dead futures on top of its deque, private ones only (plain
+ * pops). A get may claim a future below newer items and leave its slot; without this, gets in
+ * oldest-first order would leave a slot per future until the worker loop got down to them,
+ * and the deque would grow with the whole computation instead of its depth. */
+static inline void drop_dead_private(ws__worker *w)
+{
+    ws__task *t;
+    while ((t = ws__wdeque_peek_private(&w->deque)) != NULL && is_dead_future(t)) {
+        ws__wdeque_pop(&w->deque);
+        ws__count(w, pops, 1);
+        unqueue(future_of(t));
+    }
+}
+
+/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get. */
+static void drop_dead(ws__worker *w)
+{
+    for (;;) {
+        drop_dead_private(w);
+        ws__task *t = ws__wdeque_pop(&w->deque);
+        if (t == NULL)
+            return;
+        if (!is_dead_future(t)) {
+            ws__wdeque_push_size(w, t); /* back where it was (it was just popped: no growth) */
+            return;
+        }
+        ws__count(w, pops, 1);
+        unqueue(future_of(t));
+    }
+}
+
+/* Worker w, a getter of f (not DONE): if f is w's newest private item, takes its slot back with
+ * plain accesses (as a sync does) and runs it; else claims it where it is queued and runs it.
+ * False if someone else runs it (or ran it). */
+static bool run_if_pending(ws__worker *w, ws__future *f)
+{
+    bool popped = ws__wdeque_peek_private(&w->deque) == &f->task;
+    if (popped) {
+        ws__wdeque_pop(&w->deque);
+        ws__count(w, pops, 1);
+    }
+    int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
+    bool ran = claim(w, f);
+    if (ran)
+        run_claimed(w, f, popped, "future");
+    else if (popped)
+        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
+    ws__floor_restore(w, floor);
+    return ran;
+}
+
+/* Worker w of f's pool waits for f, helping: f itself if it has not started, else work that the
+ * worker running f pushed since it started f (leapfrogging); parks when there is none. */
+static void help_until_done(ws__worker *w, ws__future *f)
+{
+    ws__wait wait = {.backoff = ws__backoff_start(w)};
+    for (;;) {
+        /* acquire: pairs with finish's release; the result is visible once we see DONE. */
+        uint32_t s = ws__future_read(&f->task.state);
+        if (s & WS_TASK_DONE)
+            break;
+        if (!(s & WS_TASK_TAKEN)) {
+            if (run_if_pending(w, f))
+                break;
+            continue; /* claimed or cancelled meanwhile: read it again */
+        }
+        uint32_t runner = (s & WS_FUTURE_RUNNER) >> WS_FUTURE_RUNNER_SHIFT;
+        if (runner == w->id + 1)
+            ws__contract_violation("ws_future_get", "the future's own function (or work it "
+                                                    "waits for) gets it: it would wait forever");
+        ws__task *u = ws__leapfrog(w, runner, &f->task.state, s);
+        if (u != NULL)
+            ws__task_run_taken(w, u, "leapfrog");
+        if (ws__wait_step(w, &wait, u != NULL))
+            ws__park_on_state(w, &f->task.state, s);
+    }
+    ws__wait_end(w, &wait);
+}
+
+/* A thread that cannot run f (not a worker of its pool) sleeps until f is done. */
+static void sleep_until_done(ws__future *f)
+{
+    ws__wait wait = {.backoff = ws__backoff_start(NULL)};
+    for (;;) {
+        uint32_t s = ws__future_read(&f->task.state);
+        if (s & WS_TASK_DONE)
+            break;
+        if (ws__wait_step(NULL, &wait, false))
+            ws__park_on_state(NULL, &f->task.state, s);
+    }
+}
+
+/* Returns once f is DONE (its state read with acquire). */
+static void await_done(ws__future *f)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == f->task.owner) {
+        help_until_done(w, f);
+    } else if (w != NULL) {
+        /* A worker of another pool cannot help this one: its own pool keeps its P workers
+         * running with a spare meanwhile (as ws_pool_run and ws_group_wait do). */
+        ws_block_begin();
+        sleep_until_done(f);
+        ws_block_end();
+    } else {
+        sleep_until_done(f);
+    }
+}
+
+static void task_escaped(ws__task **guard)
+{
+    if (WS_UNLIKELY(*guard != NULL))
+        ws__contract_violation("ws_future_get", "an exception escaped a future's function "
+                                                "(catch exceptions inside it)");
+}
+
+/* The fast path of a get on worker w, as a sync's: f is w's newest item, private, and the pool
+ * is neither profiled nor traced: take the slot back with plain accesses, claim f (a getter
+ * elsewhere may be claiming it too), run its function and finish it. False if f is not there,
+ * or a rival claimed it first. */
+static inline bool get_newest(ws__worker *w, ws__future *f)
+{
+    /* relaxed: see ws__worker_update_depth_limit. */
+    if (ws__wdeque_peek_private(&w->deque) != &f->task || ws_load_relaxed(&w->profiling) != 0 ||
+        w->pool->trace != NULL)
+        return false;
+    ws__wdeque_pop(&w->deque);
+    ws__count(w, pops, 1);
+    int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
+    bool ran = claim(w, f);
+    if (WS_LIKELY(ran)) {
+        ws__task *guard WS_UNWIND_GUARD(task_escaped) = &f->task;
+        f->result = f->fn(f->arg);
+        guard = NULL;
+        finish(w, f, true);
+    } else {
+        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
+    }
+    ws__floor_restore(w, floor);
+    return ran;
+}
+
+/* The slow path of a get: f was not DONE and is not w's newest item (w: the calling thread's
+ * worker, or NULL). */
+static WS_NOINLINE void get_slow(ws__future *f)
+{
+    ws__prof_strand_end(); /* a wait is no strand's work (profile.c) */
+    await_done(f);
+    ws__prof_strand_begin();
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == f->task.owner)
+        drop_dead(w);
+}
+
+void *ws_future_get(ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_get");
+    ws__future *f = (ws__future *)(void *)handle;
+    ws__worker *w = ws__tls_worker;
+    if (!(s & WS_TASK_DONE)) {
+        if (w == NULL || !get_newest(w, f))
+            get_slow(f);
+        else
+            drop_dead_private(w);
+    } else if (w != NULL) {
+        drop_dead_private(w);
+    }
+    return f->result;
+}
+
+int ws_future_wait(ws_future *handle, void **result)
+{
+    void *r = ws_future_get(handle);
+    if (result != NULL)
+        *result = r;
+    return ws_future_status(handle);
+}
+
+int ws_future_status(const ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_status");
+    const ws__future *f = (const ws__future *)(const void *)handle;
+    if (!(s & WS_TASK_DONE))
+        return EBUSY;
+    /* acquire: pairs with ws_future_fail's CAS (made before its cancellation). */
+    int err = (int)ws_load_acquire(&((ws__future *)f)->error);
+    return err != 0 ? err : (s & WS_FUTURE_CANCELLED) ? ECANCELED : 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Cancelling and freeing                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+bool ws_future_cancel(ws_future *handle)
+{
+    (void)checked_state(handle, "ws_future_cancel");
+    ws__future *f = (ws__future *)(void *)handle;
+    unsigned todo;
+    bool cancelled = ws__future_cancel(&f->task.state, &todo);
+    follow_up(f, todo); /* the queue's slot goes when a worker reaches it (unqueue) */
+    return cancelled;
+}
+
+void ws_future_fail(ws_future *handle, int err)
+{
+    if (err <= 0)
+        ws__contract_violation("ws_future_fail", "err must be a positive error code");
+    (void)checked_state(handle, "ws_future_fail");
+    ws__future *f = (ws__future *)(void *)handle;
+    uint32_t none = 0;
+    /* release: pairs with ws_future_status's acquire load; the first call wins. */
+    (void)ws_cas_acq_rel(&f->error, &none, (uint32_t)err);
+    (void)ws_future_cancel(handle);
+}
+
+void ws_future_free(ws_future *handle)
+{
+    uint32_t s = checked_state(handle, "ws_future_free");
+    ws__future *f = (ws__future *)(void *)handle;
+    if ((s & WS_FUTURE_DONE) && !(s & WS_FUTURE_QUEUED)) {
+        /* Finished and out of every queue: nobody else writes the word now. */
+        recycle(f);
+        return;
+    }
+    uint32_t old;
+    unsigned todo = ws__future_drop(&f->task.state, WS_FUTURE_HANDLE, &old);
+    if (!(old & WS_FUTURE_HANDLE))
+        ws__contract_violation("ws_future_free", "the future was freed (ws_future_free)");
+    follow_up(f, todo);
+}
