@@ -299,6 +299,15 @@ static void case_nqueens(unsigned workers, bool no_spares)
     if (no_spares && most > threads + (int)workers)
         WS_TEST_FAIL("%d threads with %u workers and no spares (%d before the pool)", most, workers,
                      threads);
+    /* The space bound: a deque holds at most the futures pending on the frames of one stack, at
+     * most `top` per row over `top` rows, plus the reserve that a push publishes at once; slots
+     * of futures claimed in place do not pile up (the gets drop them). */
+    ws_stats st;
+    ws_pool_stats(pool, &st);
+    uint64_t bound = (uint64_t)top * (uint64_t)top + workers + (no_spares ? 0 : WS_DEFAULT_SPARES);
+    printf("nqueens: deepest deque %" PRIu64 " (bound %" PRIu64 ")\n", st.max_deque_depth, bound);
+    if (st.max_deque_depth > bound)
+        WS_TEST_FAIL("a deque %" PRIu64 " deep, above %" PRIu64, st.max_deque_depth, bound);
     ws_pool_destroy(pool);
     ASSERT_EQ(sched_wait_thread_count(threads), threads);
 }
