@@ -704,6 +704,10 @@ static inline bool ws__external_work_left(ws_pool *pool)
  * run the work the pool has): wakes or starts a spare to keep P workers running. May block
  * briefly on spare_lock. */
 void ws__blocked_enter(ws__worker *w);
+/* Worker w's task is about to block where the worker can run nothing (ws_block_begin,
+ * ws_pool_run on another pool): makes every item of its deque public (no push of its will
+ * answer a thief meanwhile), wakes a worker to take them, then ws__blocked_enter. */
+void ws__block_worker(ws__worker *w);
 /* Worker w is no longer blocked. */
 void ws__blocked_leave(ws__worker *w);
 
