@@ -607,9 +607,9 @@ static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
 }
 
 /* Worker w pushes t on its own deque, fast or slow path, off the join path (a group job, a
- * task put back). -1 if the deque could not grow (unchanged), else at least 0 (0: the deque
- * was empty). If the push shared work with a thief that asked, a sleeper is woken: the thief
- * may have gone to sleep meanwhile, and nothing else would wake it. */
+ * task put back). -1 if the deque is full or could not grow (unchanged), else at least 0 (0:
+ * the deque was empty). If the push shared work with a thief that asked, a sleeper is woken: the
+ * thief may have gone to sleep meanwhile, and nothing else would wake it. */
 static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
 {
     bool published = false;
