@@ -15,7 +15,8 @@
  *
  * WEAKEN=1 makes the owner's reopening CAS relaxed (scenario 1 must fail); WEAKEN=2 makes the
  * thieves' exchange of limit a plain release store, which ends the release sequence of an
- * earlier thief's exchange (scenario 2 must fail). tests/model.cmake checks both.
+ * earlier thief's exchange (scenario 2 must fail); WEAKEN=3 makes it a relaxed exchange
+ * (scenario 1 must fail). tests/model.cmake checks all three.
  */
 #ifndef SCENARIO
 #define SCENARIO 1
@@ -24,6 +25,8 @@
 #define WS_SDEQUE_REOPEN(p, e, v) ws_cas_relaxed((p), (e), (v))
 #elif WEAKEN == 2
 #define WS_SDEQUE_ASK(p) ws_store_release((p), 0)
+#elif WEAKEN == 3
+#define WS_SDEQUE_ASK(p) ws_exchange_relaxed((p), 0)
 #endif
 
 #include "../src/deque.c"
