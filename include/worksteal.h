@@ -585,21 +585,21 @@ WS_API void ws_block_end(void);
 /* ---- measurement ------------------------------------------------------------------------ */
 
 /* The counters, as one list: X(name, how totals combine: SUM or MAX, description). */
-#define WS_STATS_FIELDS(X)                                                             \
-    X(spawns, SUM, "tasks pushed on a worker's own deque")                             \
-    X(steals, SUM, "tasks taken from another worker's deque")                          \
-    X(steal_attempts, SUM, "steal attempts, including failed ones")                    \
-    X(parks, SUM, "times a worker went to sleep")                                      \
-    X(pops, SUM, "spawned tasks popped back and run by their owner")                   \
-    X(inline_runs, SUM, "children run inline because the deque could not grow")        \
-    X(injector_takes, SUM, "external jobs taken from the injectors")                   \
-    X(wakeups, SUM, "times an idle worker was woken for work")                         \
-    X(deque_growths, SUM, "times a deque array doubled")                               \
-    X(max_deque_depth, MAX, "the deepest any deque has been")                          \
-    X(leapfrogs, SUM, "steals by a join waiting for its stolen child, from the thief") \
-    X(steals_l2, SUM, "steals between placed workers sharing an L2 (or a core)")       \
-    X(steals_l3, SUM, "steals between placed workers sharing an L3, not an L2")        \
-    X(steals_numa, SUM, "steals within a NUMA node (or package), not an L3")           \
+#define WS_STATS_FIELDS(X)                                                                  \
+    X(spawns, SUM, "tasks pushed on a worker's own deque")                                  \
+    X(steals, SUM, "tasks taken from another worker's deque")                               \
+    X(steal_attempts, SUM, "steal attempts, including failed ones")                         \
+    X(parks, SUM, "times a worker went to sleep")                                           \
+    X(pops, SUM, "spawned tasks popped back and run by their owner")                        \
+    X(inline_runs, SUM, "children run inline because the deque was full or could not grow") \
+    X(injector_takes, SUM, "external jobs taken from the injectors")                        \
+    X(wakeups, SUM, "times an idle worker was woken for work")                              \
+    X(deque_growths, SUM, "times a deque array doubled")                                    \
+    X(max_deque_depth, MAX, "the deepest any deque has been")                               \
+    X(leapfrogs, SUM, "steals by a join waiting for its stolen child, from the thief")      \
+    X(steals_l2, SUM, "steals between placed workers sharing an L2 (or a core)")            \
+    X(steals_l3, SUM, "steals between placed workers sharing an L3, not an L2")             \
+    X(steals_numa, SUM, "steals within a NUMA node (or package), not an L3")                \
     X(steals_remote, SUM, "steals between placed workers on different NUMA nodes")
 
 typedef struct ws_stats {

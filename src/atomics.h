@@ -17,6 +17,8 @@
 #define ws_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define ws_store_seq_cst(p, v) atomic_store_explicit((p), (v), memory_order_seq_cst)
 
+#define ws_exchange_relaxed(p, v) atomic_exchange_explicit((p), (v), memory_order_relaxed)
+#define ws_exchange_release(p, v) atomic_exchange_explicit((p), (v), memory_order_release)
 #define ws_exchange_acq_rel(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 #define ws_exchange_seq_cst(p, v) atomic_exchange_explicit((p), (v), memory_order_seq_cst)
 
@@ -38,6 +40,9 @@
                                             memory_order_relaxed)
 #define ws_cas_acq_rel(p, expected, desired)                                                  \
     atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acq_rel, \
+                                            memory_order_relaxed)
+#define ws_cas_acquire(p, expected, desired)                                                  \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acquire, \
                                             memory_order_relaxed)
 #define ws_cas_relaxed(p, expected, desired)                                                  \
     atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_relaxed, \

@@ -308,6 +308,29 @@ void ws__deque_check(const ws_deque *q)
  * its slow pushes and at empty pops; every change of stealers is an RMW, so a 0 read after
  * several thieves left acquires all their departures (release sequences).
  *
+ * Requests. A thief that finds nothing public asks: it stores wanted = 1, then exchanges limit
+ * to 0 (release), which sends the owner's next push to the slow path; there the owner reads
+ * wanted, and if set clears it and shares. The owner reopens the fast path only by a CAS from
+ * the value of limit it read at the start of that slow push, or, outside one (the depth cap's
+ * update, a shrink), from a non-zero value: a 0 written meanwhile makes the CAS fail, and the
+ * request stays for the next slow push. A CAS can still succeed over a later request's 0 when
+ * the slow push began at 0 too; so after a successful reopen the owner reads wanted again and,
+ * if set, closes the fast path again. Every write of limit after init is an RMW (the thieves'
+ * and the profiler's exchanges, the owner's CAS and exchange), so the CAS, acquiring, reads
+ * the last write before it and synchronizes with every request exchanged before it (release
+ * sequences): the re-read sees the wanted of a request whose 0 the CAS overwrote, unless the
+ * owner cleared wanted after it, which it does only when sharing. Hence at rest wanted = 1
+ * implies limit = 0: no request is lost with the fast path open (tests/model_sdeque_ask.c).
+ * wanted is a hint otherwise: a request met by a share of other items just asks again.
+ *
+ * Capacity. avail has 16 bits, and guard - top is at most the larger of the items held and the
+ * reserve (a share raises the guard to at most bottom; only an empty deque's reserve puts it
+ * above). So the deque holds at most WS_SDEQUE_MAX_ITEMS = 65,535 items: the fast path's room
+ * stops below it, and the slow push refuses a push past it (the caller runs the item, as when
+ * the array cannot grow). Then every item can be public at once: ws__sdeque_publish_all, on
+ * which a blocked owner relies, publishes all (tests/model_sdeque_publish.c, with a 2-bit
+ * field).
+ *
  * Shrinking (docs/deque.md, "Giving memory back"). An array more than 4x the first one is
  * big. At a pop that finds the deque empty (or takes its last item) the owner arms a
  * tripwire: the fast path's room becomes capacity/8, so a push past it takes the slow path,
@@ -396,20 +419,28 @@ void ws_sdeque_destroy(ws_sdeque *q)
     arrays_free(ws_load_relaxed(&q->array), q->retired);
 }
 
-/* Owner only: installs the fast path's room (ws__sdeque_room) as limit, unless someone cleared
- * limit since the owner read `seen`: a thief's request then survives until the next slow push. */
+/* Owner only: installs the fast path's room (ws__sdeque_room) as limit, unless limit changed
+ * since the owner read `seen` (a thief's request or the profiler's closing then stays); and
+ * closes it again if a request is still pending ("Requests" above). */
 static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
 {
     int64_t room = ws__sdeque_room(q);
-    /* relaxed: limit orders nothing; the CAS only keeps a concurrent 0 from being lost. */
-    ws_cas_relaxed(&q->limit, &seen, room > 0 ? (uint64_t)room : 0);
+    uint64_t open = room > 0 ? (uint64_t)room : 0;
+    /* acquire: pairs with the thieves' release exchanges in sdeque_ask; every write of limit is
+     * an RMW, so if this CAS overwrites a request's 0, that thief's store of wanted is visible
+     * to the load below (release sequence). */
+    if (!WS_SDEQUE_REOPEN(&q->limit, &seen, open) || open == 0)
+        return;
+    /* relaxed: ordered by the CAS above. A request we have not served: close again. */
+    if (ws_load_relaxed(&q->wanted) != 0)
+        ws_exchange_relaxed(&q->limit, 0); /* an RMW, as every write of limit */
 }
 
-/* Owner only: sdeque_reopen after the room changed outside a slow push, leaving a thief's
- * request (limit 0) for the next slow push to serve. */
+/* Owner only: sdeque_reopen after the room changed outside a slow push, leaving a closed fast
+ * path (a thief's request, the profiler's closing) for the next slow push to serve. */
 static void sdeque_reopen_unless_asked(ws_sdeque *q)
 {
-    /* relaxed: see sdeque_reopen. */
+    /* relaxed: the CAS in sdeque_reopen decides. */
     uint64_t seen = ws_load_relaxed(&q->limit);
     if (seen != 0)
         sdeque_reopen(q, seen);
@@ -418,14 +449,14 @@ static void sdeque_reopen_unless_asked(ws_sdeque *q)
 void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap)
 {
     q->depth_cap = cap;
-    /* relaxed: see sdeque_reopen. */
-    sdeque_reopen(q, ws_load_relaxed(&q->limit));
+    sdeque_reopen_unless_asked(q);
 }
 
 void ws__sdeque_force_slow(ws_sdeque *q)
 {
-    /* relaxed: the owner reads it on its next push; any delay only postpones the slow path. */
-    ws_store_relaxed(&q->limit, 0);
+    /* relaxed: the owner reads it on its next push; any delay only postpones the slow path.
+     * An RMW, as every write of limit ("Requests"). */
+    ws_exchange_relaxed(&q->limit, 0);
 }
 
 /* Owner only: frees the retired arrays if no thief can still be reading one. */
@@ -545,16 +576,17 @@ void ws__sdeque_trim(ws_sdeque *q)
     sdeque_reopen_unless_asked(q);
 }
 
-/* Owner only, in the slow push (after pushing at index b, with top t read then): how far to
- * move the guard up. An empty deque gets the reserve above b; a thief's request gets the older
- * half of the private items (at least the one just pushed). */
+/* Owner only, in the slow push (after pushing at index b, with top t read then; or, refusing a
+ * push, with b the newest index): how far to move the guard up. An empty deque gets the
+ * reserve above b; a thief's request gets the older half of the private items (at least b). */
 static uint64_t sdeque_raise(ws_sdeque *q, int64_t b, int64_t t)
 {
     int64_t target = q->guard;
     if (b == t && target < b + q->reserve)
         target = b + q->reserve;
-    /* relaxed: a hint set by thieves (sdeque_ask); a request seen late is served by a later
-     * slow push, and the caller's wake-up covers a thief that went to sleep meanwhile. */
+    /* relaxed: set by thieves (sdeque_ask); a request missed here keeps limit at 0 for the
+     * next slow push (sdeque_reopen), and the caller's wake-up covers a thief that went to
+     * sleep meanwhile. */
     if (ws_load_relaxed(&q->wanted) != 0) {
         ws_store_relaxed(&q->wanted, 0);
         int64_t half = q->guard + (b + 1 - q->guard + 1) / 2;
@@ -564,7 +596,9 @@ static uint64_t sdeque_raise(ws_sdeque *q, int64_t b, int64_t t)
     return target > q->guard ? (uint64_t)(target - q->guard) : 0;
 }
 
-/* Owner only: moves the guard up by k (at most what the field holds beside avail). */
+/* Owner only: moves the guard up by k. avail + k is at most the larger of the items held and
+ * the reserve, so it fits beside top (WS_SDEQUE_MAX_ITEMS); the clamp only keeps a broken
+ * invariant from carrying into top. */
 static uint64_t sdeque_share(ws_sdeque *q, uint64_t avail, uint64_t k)
 {
     if (k > WS_SDEQUE_AVAIL_MASK - avail)
@@ -591,8 +625,8 @@ bool ws__sdeque_publish_all(ws_sdeque *q)
 
 int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
 {
-    /* relaxed: read before anything else, so that a request arriving later is not cleared by
-     * sdeque_reopen below. */
+    /* relaxed: read before anything else, so that a request arriving later makes the CAS in
+     * sdeque_reopen below fail (the CAS orders what it needs). */
     uint64_t seen = ws_load_relaxed(&q->limit);
     /* relaxed: the owner's own variable. */
     int64_t b = ws_load_relaxed(&q->bottom);
@@ -601,7 +635,14 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     uint64_t avail = ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK;
     int64_t t = q->guard - (int64_t)avail;
     q->fast_base = t + 1;
+    *published = false;
     sdeque_note_depth(q, t, b);
+    if (b - t >= WS_SDEQUE_MAX_ITEMS) {
+        /* Full: refused (the caller runs the item); a request is served from the items held. */
+        *published = sdeque_share(q, avail, sdeque_raise(q, b - 1, t)) > 0;
+        sdeque_reopen(q, seen);
+        return -1;
+    }
     if (b - t > (int64_t)q->mask && !sdeque_grow(q, t, b))
         return -1;
     sdeque_reclaim(q); /* arrays a thief held at the last attempt */
@@ -648,11 +689,14 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
 
 static void sdeque_ask(ws_sdeque *q)
 {
-    /* relaxed: a request; the owner reads both words relaxed in its slow push. Looking first
-     * keeps a waiting thief from writing the owner's line over and over. */
+    /* relaxed: looking first keeps a waiting thief from writing the owner's line over and
+     * over; the store is published by the exchange below. */
     if (ws_load_relaxed(&q->wanted) == 0) {
         ws_store_relaxed(&q->wanted, 1);
-        ws_store_relaxed(&q->limit, 0); /* the owner's bounds check catches it */
+        /* release: pairs with the acquiring CAS in sdeque_reopen: an owner that reopens over
+         * this 0 sees wanted. An RMW, so that a later thief's exchange does not end this
+         * one's release sequence. The owner's bounds check catches the 0. */
+        WS_SDEQUE_ASK(&q->limit);
     }
 }
 

@@ -157,12 +157,21 @@ void ws__deque_check(const ws_deque *q);
  * steal can fail while the deque holds items (private ones), so the split deque does not
  * implement the ws_deque contract; docs/deque.md explains the choice. */
 
-enum {
-    WS_SDEQUE_AVAIL_BITS = 16, /* ts = top << WS_SDEQUE_AVAIL_BITS | (guard - top) */
-};
+/* ts = top << WS_SDEQUE_AVAIL_BITS | (guard - top). A macro so that a model can make the field
+ * small (tests/model_sdeque_publish.c). */
+#ifndef WS_SDEQUE_AVAIL_BITS
+#define WS_SDEQUE_AVAIL_BITS 16
+#endif
 #define WS_SDEQUE_AVAIL_MASK  ((UINT64_C(1) << WS_SDEQUE_AVAIL_BITS) - 1)
 #define WS_SDEQUE_TOP_ONE     (UINT64_C(1) << WS_SDEQUE_AVAIL_BITS)
 #define WS_SDEQUE_MAX_RESERVE 1024
+/* The most items the deque holds (65,535): guard - top is at most the larger of the item count
+ * and the reserve, so with no more items every one of them can be public at once
+ * (ws__sdeque_publish_all). The slow push refuses a push past it: the caller runs the item. A
+ * macro so that a model can raise it past the field and fail. */
+#ifndef WS_SDEQUE_MAX_ITEMS
+#define WS_SDEQUE_MAX_ITEMS ((int64_t)WS_SDEQUE_AVAIL_MASK)
+#endif
 
 /* The relied-on orders of the split deque's protocol, by name, so that the model checker's
  * tests (tests/model_sdeque.c) can weaken each one and show that the model then fails. */
@@ -194,6 +203,14 @@ enum {
 #ifndef WS_SDEQUE_RECLAIM_LOAD
 #define WS_SDEQUE_RECLAIM_LOAD(p) ws_load_seq_cst(p)
 #endif
+/* A thief's request (deque.c, "Requests"): its release exchange of limit to 0, and the owner's
+ * acquiring CAS that reopens the fast path (tests/model_sdeque_ask.c weakens each). */
+#ifndef WS_SDEQUE_ASK
+#define WS_SDEQUE_ASK(p) ws_exchange_release((p), 0)
+#endif
+#ifndef WS_SDEQUE_REOPEN
+#define WS_SDEQUE_REOPEN(p, e, v) ws_cas_acquire((p), (e), (v))
+#endif
 
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by
@@ -207,8 +224,9 @@ typedef struct ws_sdeque {
     size_t mask;
     /* A push finding d = bottom - top items (top as last read) takes the fast path if
      * 1 <= d <= limit, that is if bottom - fast_base < limit, unsigned: the
-     * array has room and the deque stays within depth_cap. Written by the owner in its slow
-     * path; set to 0 by a thief asking for work and by ws__sdeque_force_slow. */
+     * array has room and the deque stays within depth_cap. Set to 0 by a thief asking for work
+     * and by ws__sdeque_force_slow; reopened by the owner. Every write after init is a
+     * read-modify-write (deque.c, "Requests"). */
     _Atomic uint64_t limit;
     /* The owner's count of joins whose child it pushed and popped back on the fast path (one
      * writer, read by statistics readers); here, beside the fields the inline fork-join of
@@ -258,13 +276,15 @@ void *ws__sdeque_steal_above(ws_sdeque *q, int64_t floor);
 /* Any thread: public and private items together. Approximate while others run. */
 size_t ws_sdeque_size(const ws_sdeque *q);
 /* Owner only: the push that the fast path declined: grows if full, shares if a thief asked.
- * Returns the size before the push, or -1 (ENOMEM, deque unchanged). *published is set when
- * the push made items visible to thieves (the caller may then wake one). */
+ * Returns the size before the push, or -1 with the item not pushed (the deque holds
+ * WS_SDEQUE_MAX_ITEMS items, or ENOMEM): the caller runs it. *published is set when the call
+ * made items visible to thieves (the caller may then wake one). */
 int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published);
 /* Owner only: the pop of an index below the guard (takes a public item back). */
 void *ws__sdeque_pop_public(ws_sdeque *q);
 /* Owner only: from now on pushes take the slow path once the deque holds more than cap items
- * (cap 0: every push), so that the caller can watch the depth; recomputes limit. */
+ * (cap 0: every push), so that the caller can watch the depth; recomputes limit, unless it is
+ * 0 (a thief's request, or ws__sdeque_force_slow), which stays for the next slow push. */
 void ws__sdeque_set_depth_cap(ws_sdeque *q, int64_t cap);
 /* Any thread: sends the owner's next push to the slow path. */
 void ws__sdeque_force_slow(ws_sdeque *q);
@@ -287,8 +307,8 @@ size_t ws__sdeque_bytes(const ws_sdeque *q);
  * reserve (the guard above bottom) is public at once. */
 static inline bool ws__sdeque_fits(ws_sdeque *q)
 {
-    /* relaxed: bottom is ours; limit is a request flag whose partner is the relaxed store in
-     * ws_sdeque_steal: a late view only delays the owner's share by one push. */
+    /* relaxed: bottom is ours; limit is a flag (a thief's request, the profiler's closing):
+     * a late view only delays the slow push, which reads it again (deque.c, "Requests"). */
     uint64_t d1 = (uint64_t)(ws_load_relaxed(&q->bottom) - q->fast_base);
     return WS_LIKELY(d1 < ws_load_relaxed(&q->limit));
 }
@@ -310,6 +330,8 @@ static inline int64_t ws__sdeque_tripwire(const ws_sdeque *q)
 static inline int64_t ws__sdeque_room(const ws_sdeque *q)
 {
     int64_t room = (int64_t)q->mask < q->depth_cap ? (int64_t)q->mask : q->depth_cap;
+    if (room > WS_SDEQUE_MAX_ITEMS - 1)
+        room = WS_SDEQUE_MAX_ITEMS - 1; /* a push past the most items takes the slow path */
     return q->armed && room > ws__sdeque_tripwire(q) ? ws__sdeque_tripwire(q) : room;
 }
 

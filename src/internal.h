@@ -693,9 +693,9 @@ static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
 }
 
 /* Worker w pushes t on its own deque, fast or slow path, off the join path (a group job, a
- * task put back). -1 if the deque could not grow (unchanged), else at least 0 (0: the deque
- * was empty). If the push shared work with a thief that asked, a sleeper is woken: the thief
- * may have gone to sleep meanwhile, and nothing else would wake it. */
+ * task put back). -1 if the deque is full or could not grow (unchanged), else at least 0 (0:
+ * the deque was empty). If the push shared work with a thief that asked, a sleeper is woken: the
+ * thief may have gone to sleep meanwhile, and nothing else would wake it. */
 static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
 {
     bool published = false;
@@ -790,6 +790,10 @@ static inline bool ws__external_work_left(ws_pool *pool)
  * run the work the pool has): wakes or starts a spare to keep P workers running. May block
  * briefly on spare_lock. */
 void ws__blocked_enter(ws__worker *w);
+/* Worker w's task is about to block where the worker can run nothing (ws_block_begin,
+ * ws_pool_run on another pool): makes every item of its deque public (no push of its will
+ * answer a thief meanwhile), wakes a worker to take them, then ws__blocked_enter. */
+void ws__block_worker(ws__worker *w);
 /* Worker w is no longer blocked. */
 void ws__blocked_leave(ws__worker *w);
 

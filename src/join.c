@@ -71,10 +71,10 @@ static inline void join_unwind(unwind_guard *g)
 /* Pushing and popping on a worker                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
-/* The push that the deque's fast path declined: the deque could not grow (false: the caller
- * runs the child inline), it was empty (wake an idle worker), it shared work with a thief that
- * asked (wake one too: the thief may have gone to sleep meanwhile), it is deeper than ever
- * (statistics), or the fast path is closed for profiling or tracing. A push onto a non-empty
+/* The push that the deque's fast path declined: the deque is full or could not grow (false:
+ * the caller runs the child inline), it was empty (wake an idle worker), it shared work with a
+ * thief that asked (wake one too: the thief may have gone to sleep meanwhile), it is deeper than
+ * ever (statistics), or the fast path is closed for profiling or tracing. A push onto a non-empty
  * deque that shares nothing wakes nobody: whoever emptied it is awake and will look again. */
 static WS_NOINLINE bool push_rare(ws__worker *w, ws__task *t)
 {
@@ -82,6 +82,8 @@ static WS_NOINLINE bool push_rare(ws__worker *w, ws__task *t)
     int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
     if (before < 0) {
         ws__count(w, inline_runs, 1);
+        if (published)
+            ws__idle_notify(w->pool); /* the deque is full, but a thief's request was served */
         return false;
     }
     ws__count(w, spawns, 1);

@@ -431,9 +431,10 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
     ws__task t;
     ws__task_init(&t, fn, arg);
     ws__pool_inject(pool, &t);
-    /* A worker of another pool cannot help here: it blocks, and says so to its own pool. */
+    /* A worker of another pool cannot help here: it blocks, as in ws_block_begin (its own
+     * pool's spares then reach every task it spawned). */
     if (w != NULL)
-        ws__blocked_enter(w);
+        ws__block_worker(w);
     ws__task_wait(NULL, &t);
     if (w != NULL)
         ws__blocked_leave(w);

@@ -14,8 +14,11 @@
  * of frames each waiting for the one above it: no frame waits behind unrelated work. With an
  * acyclic dependency graph some waited-for task is always runnable, and every blocked waiter
  * has summoned a spare to run it, as long as fewer than max_spares waiters are blocked at once
- * (docs/scheduler.md). Spare threads are created on first need, their records allocated then,
- * and reused.
+ * (docs/scheduler.md). The spare can reach it: a task the waiter spawned may be private in the
+ * waiter's deque, so every way of blocking makes the whole deque public first
+ * (ws__block_worker, and ws__park_word for waits), which covers every item since the deque
+ * holds no more than its public count can name (deque.c, "Capacity"). Spare threads are created on
+ * first need, their records allocated then, and reused.
  *
  * During teardown (pool->exit set) spares do not retire and do not leave while a task is
  * blocked: a blocked task may still be waiting for work that only they can run (pool.c).
@@ -127,15 +130,19 @@ void ws__blocked_leave(ws__worker *w)
         ws__idle_wake_all(pool);
 }
 
-void ws_block_begin(void)
+void ws__block_worker(ws__worker *w)
 {
-    ws__worker *w = ws__tls_worker;
-    if (w == NULL)
-        return;
     /* As before parking (ws__park_word): the blocked task's spawned work stays stealable. */
     if (ws__wdeque_publish_all(&w->deque))
         ws__idle_notify(w->pool);
     ws__blocked_enter(w);
+}
+
+void ws_block_begin(void)
+{
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL)
+        ws__block_worker(w);
 }
 
 void ws_block_end(void)

@@ -17,6 +17,7 @@ foreach(impl lockfree locked)
 endforeach()
 ws_add_test(test_deque SOURCES test_deque.c ARGS splitseq split TIMEOUT 60 LABELS deque)
 ws_add_test(test_deque SOURCES test_deque.c ARGS shrink split TIMEOUT 60 LABELS deque)
+ws_add_test(test_deque SOURCES test_deque.c ARGS requests split TIMEOUT 60 LABELS deque)
 foreach(thieves 1 2 4)
   ws_add_test(test_deque SOURCES test_deque.c ARGS stress split ${thieves}
               TIMEOUT 300 LABELS deque stress)

@@ -18,12 +18,6 @@ endif()
 
 # A group's count word and its waiters (src/group_count.h): no waiter sleeps through the count
 # reaching 0, and each weakened order or step fails (tests/model_group_count.c).
-if(WS_SANITIZE STREQUAL "")
-  add_test(NAME model_group_count
-           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_group_count.c WEAKEN=0:pass HOLDS=1:pass SUBMIT=1:pass
-                   HOLDS=1,SUBMIT=1:pass WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail
-                   WEAKEN=3,SUBMIT=1:fail HOLDS=1,WEAKEN=4:fail)
-  set_tests_properties(model_group_count PROPERTIES TIMEOUT 300 LABELS "group;model"
-                       SKIP_RETURN_CODE 77)
-endif()
+ws_add_model(model_group_count model_group_count WEAKEN=0:pass HOLDS=1:pass SUBMIT=1:pass
+             HOLDS=1,SUBMIT=1:pass WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail
+             WEAKEN=3,SUBMIT=1:fail HOLDS=1,WEAKEN=4:fail)

@@ -40,7 +40,11 @@ void ws__thread_yield(void)
 {
 }
 
-enum { NITEMS = 3 };
+/* Items per model: 3 unless the model says otherwise. */
+#ifndef MODEL_NITEMS
+#define MODEL_NITEMS 3
+#endif
+enum { NITEMS = MODEL_NITEMS };
 
 typedef struct model_item {
     int payload;      /* plain: written before the push, read by the taker */

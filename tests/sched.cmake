@@ -46,3 +46,10 @@ add_executable(test_sched_typed_no_inline test_sched_typed.c)
 target_link_libraries(test_sched_typed_no_inline PRIVATE ws_internal)
 target_compile_definitions(test_sched_typed_no_inline PRIVATE WS_NO_INLINE_JOIN)
 ws_add_test(test_sched_typed_no_inline TIMEOUT 180 LABELS sched ARGS 2)
+
+# Work a blocked worker holds stays within reach: past the public part's 16 bits, and from a
+# worker waiting in ws_pool_run on another pool (test_sched_stranded.c; a hang is the failure).
+foreach(c publish pool_run)
+  ws_add_test(test_sched_stranded SOURCES test_sched_stranded.c TIMEOUT 120 LABELS sched
+              ARGS ${c})
+endforeach()

@@ -635,6 +635,70 @@ static void test_splitseq(void)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* requests: a closed fast path stays closed until a slow push, one thread                  */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A push as join.c's push_rare makes it when the fast path declines: the slow push, then (what
+ * ws__worker_update_depth_limit does) a new depth cap. steal_between, if set, runs between the
+ * two, as a thief's request (or the profiler's ws__sdeque_force_slow) can. */
+static void push_rare_with(ws_sdeque *q, void *item, void (*between)(ws_sdeque *))
+{
+    bool published;
+    ASSERT(ws__sdeque_push_slow(q, item, &published) >= 0);
+    if (between != NULL)
+        between(q);
+    ws__sdeque_set_depth_cap(q, INT64_MAX);
+}
+static void ask_between(ws_sdeque *q)
+{
+    ASSERT_PTR_EQ(ws_sdeque_steal(q), NULL); /* nothing public: the thief asks */
+}
+
+/* A thief that asks while the owner is inside a slow push (after it read the request flag) is
+ * served by the owner's next slow push: the depth cap's update must not reopen the fast path
+ * over the request, or no push would share again. The same for the profiler's closing of the
+ * fast path. And however many items the owner holds, ws__sdeque_publish_all makes every one
+ * public (the deque refuses a push past WS_SDEQUE_MAX_ITEMS: the caller runs the item). */
+static void test_requests(void)
+{
+    const deque_ops *ops = &impls[2];
+    enum { N = 12 };
+    int v[N];
+    ws_sdeque *q = split_new(256, 0);
+    ASSERT_OK(ops->push(q, &v[0])); /* onto the empty deque: slow */
+    ASSERT_OK(ops->push(q, &v[1]));
+    push_rare_with(q, &v[2], ask_between);
+    for (int i = 3; i < N; i++)
+        ASSERT_OK(ops->push(q, &v[i]));
+    ASSERT(ws__sdeque_public(q) > 0); /* the next push saw the request and shared */
+    ASSERT_PTR_EQ(ops->steal(q), &v[0]);
+    deque_free(ops, q);
+
+    q = split_new(256, 0);
+    ASSERT_OK(ops->push(q, &v[0]));
+    ASSERT_OK(ops->push(q, &v[1]));
+    push_rare_with(q, &v[2], ws__sdeque_force_slow);
+    ASSERT(!ws__sdeque_fits(q)); /* still closed: the next push goes to the slow path */
+    deque_free(ops, q);
+
+    enum { MANY = WS_SDEQUE_MAX_ITEMS + 5000 };
+    int *w = calloc(MANY, sizeof *w);
+    ASSERT(w != NULL);
+    q = split_new(256, 4);
+    size_t pushed = 0;
+    while (pushed < MANY && ops->push(q, &w[pushed]) == 0)
+        pushed++;
+    ASSERT_UEQ(pushed, WS_SDEQUE_MAX_ITEMS); /* the rest is refused (the caller runs it) */
+    ASSERT(ws__sdeque_publish_all(q));
+    ASSERT_UEQ(ws__sdeque_public(q), ops->size(q)); /* every item, not 65,535 of them */
+    for (size_t i = 0; i < pushed; i++)
+        ASSERT_PTR_EQ(ops->steal(q), &w[i]);
+    expect_empty(ops, q);
+    deque_free(ops, q);
+    free(w);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* shrink: the split deque gives memory back, one thread                                    */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -1168,8 +1232,9 @@ static void test_lastrace(const deque_ops *ops, uint64_t seed, unsigned nthieves
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: test_deque sequential|growth|enomem|stress|lastrace|splitseq|shrink "
-                    "lockfree|locked|split [thieves] [items]\n");
+    fprintf(stderr,
+            "usage: test_deque sequential|growth|enomem|stress|lastrace|splitseq|shrink|requests "
+            "lockfree|locked|split [thieves] [items]\n");
     exit(2);
 }
 
@@ -1203,6 +1268,8 @@ int main(int argc, char **argv)
         test_splitseq();
     } else if (strcmp(test, "shrink") == 0) {
         test_shrink();
+    } else if (strcmp(test, "requests") == 0) {
+        test_requests();
     } else if (strcmp(test, "enomem") == 0) {
         test_enomem(ops);
     } else if (strcmp(test, "stress") == 0) {
