@@ -15,6 +15,8 @@ test -f "$tmp/prefix/include/worksteal.hpp"
 libdir=$(find "$tmp/prefix" -name worksteal.pc -path '*pkgconfig*' -exec dirname {} \; | xargs dirname)
 test -f "$libdir/libworksteal.a"
 test -f "$libdir/cmake/worksteal/worksteal-config.cmake"
+test -f "$tmp/prefix/share/doc/worksteal/LICENSE"
+test -f "$tmp/prefix/share/worksteal/trace-viewer/viewer.html"
 
 cat > "$tmp/consumer.c" <<'C'
 #include <worksteal.h>
