@@ -351,6 +351,7 @@ static void pool_destroy(ws_pool *pool)
         return;
     }
     wait_admitted_gone(pool);
+    ws__group_check_pool_done(pool); /* debug builds: groups never waited for (group_check.c) */
     if (stats_env_on())
         ws__stats_report(pool);
     pool_teardown(pool);

@@ -15,3 +15,14 @@ if(WS_BUILD_EXAMPLES)
     set_tests_properties(example_nqueens_first_${p} PROPERTIES TIMEOUT 180 LABELS group)
   endforeach()
 endif()
+
+# Groups that got jobs and were never waited for: reported by the library's debug build only.
+foreach(mode destroy reinit waited)
+  ws_add_test(test_group_unwaited SOURCES test_group_unwaited.c TIMEOUT 120 LABELS group
+              ARGS ${mode})
+endforeach()
+if(CMAKE_BUILD_TYPE STREQUAL "Debug") # the library's WS_DEBUG (the top CMakeLists.txt)
+  target_compile_definitions(test_group_unwaited PRIVATE WS_TEST_LIB_DEBUG=1)
+else()
+  target_compile_definitions(test_group_unwaited PRIVATE WS_TEST_LIB_DEBUG=0)
+endif()
