@@ -5,7 +5,8 @@
  *   destroy   a job submitted, no wait, the pool destroyed: one stderr line naming the group
  *             (debug builds), nothing otherwise;
  *   reinit    a job submitted and finished, no wait, ws_group_init again: a contract violation
- *             (debug builds), nothing otherwise;
+ *             (debug builds; tests/group.cmake runs it in those only, since elsewhere it races
+ *             with the worker settling the group's count);
  *   waited    the same with ws_group_wait, ws_group_try_wait, ws_group_timed_wait: no line.
  * WS_TEST_LIB_DEBUG is 1 when the library is the debug build (tests/group.cmake).
  */
