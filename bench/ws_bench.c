@@ -1607,8 +1607,8 @@ static void plot_relative_table(plot_table *t, const options *o, unsigned p)
         if (!o->wl[w] || !cell_ok(ws))
             continue;
         snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
-        for (int k = 0; k < t->nscheds; k++)
-            t->v[t->nrows][k] = 1.0 / ratio(find_cell(w, t->scheds[k], p), ws);
+        for (int k = 0; k < t->nscheds; k++) /* ratio(base, c): base's time over c's */
+            t->v[t->nrows][k] = ratio(find_cell(w, t->scheds[k], p), ws);
         t->nrows++;
     }
     for (int i = 0; i < n_extra_bars; i++) {
@@ -1648,7 +1648,7 @@ static void plot_fork_table(plot_table *t, const options *o)
 
 /* The table as a datablock, then "plot" with one bar series per runtime in its colour (the
  * first line is always read as the column headers: the legend's entries, when it is shown). */
-static void plot_table_write(FILE *f, const plot_table *t, const char *block)
+static void plot_table_write(FILE *f, const plot_table *t, const char *block, const char *extra)
 {
     fprintf(f, "$%s << EOD\nlabel", block);
     for (int k = 0; k < t->nscheds; k++)
@@ -1665,7 +1665,7 @@ static void plot_table_write(FILE *f, const plot_table *t, const char *block)
         fprintf(f, "%s%s%s using %d%s lc rgb '%s' title columnheader", k ? ", " : "",
                 k ? "''" : "$", k ? "" : block, k + 2, k ? "" : ":xtic(1)",
                 plot_colour[t->scheds[k]]);
-    fprintf(f, "\n");
+    fprintf(f, "%s\n", extra);
 }
 
 /* A log axis that holds every value and 1, with some room. */
@@ -1711,17 +1711,20 @@ static void write_plot(const options *o)
             "set title \"Each runtime's time relative to worksteal's on %u workers (log scale; "
             "above 1: slower than worksteal)\"\nset ylabel 'time / worksteal time'\n"
             "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lw 3 lc rgb '%s' "
-            "front\nset label 1 'worksteal = 1' at graph 0.01, first 1.3 left tc rgb '%s' "
             "front\n",
-            p, plot_colour[S_WS], plot_colour[S_WS]);
+            p, plot_colour[S_WS]);
     plot_log_range(f, &rel);
-    plot_table_write(f, &rel, "rel");
+    char ws_line[96]; /* worksteal's entry in the legend: the line at 1 */
+    snprintf(ws_line, sizeof(ws_line), ", NaN with lines lw 3 lc rgb '%s' title 'worksteal (= 1)'",
+             plot_colour[S_WS]);
+    plot_table_write(f, &rel, "rel", ws_line);
     if (fork_panel) {
-        fprintf(f, "unset arrow 1\nunset label 1\nunset logscale y\nset size 0.28,1\n"
-                   "set origin 0.72,0\nset yrange [0:*]\nset key inside top left vertical opaque\n"
+        fprintf(f, "unset arrow 1\nunset logscale y\nset size 0.28,1\n"
+                   "set origin 0.72,0\nset yrange [0:*]\nset offsets 0, 0, graph 0.5, 0\n"
+                   "set key inside top left vertical opaque\n"
                    "set title 'Cost of a fork, 1 worker'\n"
                    "set ylabel 'ns per fork above the serial code'\n");
-        plot_table_write(f, &fork, "fork");
+        plot_table_write(f, &fork, "fork", "");
         fprintf(f, "unset multiplot\n");
     }
     fclose(f);
