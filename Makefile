@@ -36,26 +36,32 @@ demo-quick:
 	./build/bench/ws-bench --workloads fib,nqueens $(DEMO_ARGS)
 
 # WS_TEST_LONG=1 make test runs the long stress tests at their full length (tests/test.h).
+# Every suite runs whatever another's outcome (make -k); then one summary names the suites and
+# tests that failed and the reason of each skipped test, and sets the exit code
+# (tests/suites_summary.sh).
+SUITE_DIRS = test-normal=build test-tsan=build-tsan test-asan=build-asan
 test:
-	@$(MAKE) --no-print-directory -j $(TEST_SUITES) $(if $(filter-out 1,$(TEST_SUITES)),-O) \
-	    JOBS=$$(( $(JOBS) / $(TEST_SUITES) > 0 ? $(JOBS) / $(TEST_SUITES) : 1 )) test-suites
+	@rm -f $(foreach s,$(SUITE_DIRS),$(lastword $(subst =, ,$(s)))/ws-suite-result)
+	@$(MAKE) --no-print-directory -k -j $(TEST_SUITES) $(if $(filter-out 1,$(TEST_SUITES)),-O) \
+	    JOBS=$$(( $(JOBS) / $(TEST_SUITES) > 0 ? $(JOBS) / $(TEST_SUITES) : 1 )) test-suites || true
+	@bash tests/suites_summary.sh $(SUITE_DIRS)
 
 test-suites: test-normal test-tsan test-asan
 
 test-normal:
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_WERROR=ON -DWS_BUILD_TESTS=ON -DWS_BUILD_BENCH=ON
 	$(CMAKE) --build build -j $(JOBS)
-	$(CTEST) --test-dir build $(CTEST_FLAGS)
+	CTEST=$(CTEST) bash tests/ctest_suite.sh build $(CTEST_FLAGS)
 
 test-tsan:
 	$(CMAKE) -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWS_SANITIZE=thread -DWS_WERROR=ON -DWS_BUILD_TESTS=ON -DWS_BUILD_BENCH=OFF
 	$(CMAKE) --build build-tsan -j $(JOBS)
-	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" $(CTEST) --test-dir build-tsan $(CTEST_FLAGS)
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" CTEST=$(CTEST) bash tests/ctest_suite.sh build-tsan $(CTEST_FLAGS)
 
 test-asan:
 	$(CMAKE) -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DWS_SANITIZE=address -DWS_WERROR=ON -DWS_BUILD_TESTS=ON -DWS_BUILD_BENCH=OFF
 	$(CMAKE) --build build-asan -j $(JOBS)
-	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" $(CTEST) --test-dir build-asan $(CTEST_FLAGS)
+	ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" CTEST=$(CTEST) bash tests/ctest_suite.sh build-asan $(CTEST_FLAGS)
 
 # Not part of make test (timing on a shared machine is noisy): ratio benchmarks against
 # bench/bench-baseline.txt (bench/bench-check.sh says how they are compared).

@@ -916,7 +916,34 @@ static bool find_sibling(const char *name, char *exe, size_t len)
 /* Runs the benchmark program `name` with the given arguments, its output interleaved with ours.
  * Returns its exit status; 0 if it is not there (the section is skipped with a message: a
  * partial copy of the programs is no failed measurement), -1 if it could not run. */
-static int run_sibling(const char *name, const char *const args[])
+/* Appends what fd gives until its end to *buf (NUL-terminated, grown with realloc), echoing it
+ * to our stdout. */
+static void tee_fd(int fd, char **buf, size_t *len)
+{
+    char chunk[4096];
+    ssize_t r;
+    while ((r = read(fd, chunk, sizeof(chunk))) != 0) {
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        fwrite(chunk, 1, (size_t)r, stdout);
+        fflush(stdout);
+        char *bigger = realloc(*buf, *len + (size_t)r + 1);
+        if (bigger == NULL)
+            continue; /* the output still reaches stdout; the plot loses it */
+        memcpy(bigger + *len, chunk, (size_t)r);
+        *len += (size_t)r;
+        bigger[*len] = '\0';
+        *buf = bigger;
+    }
+}
+
+/* Runs the program `name` found next to this one with args. Its output goes to ours and, when
+ * captured is not NULL, to *captured too (malloc'd, NUL-terminated, or NULL; the caller frees
+ * it), for the plot. Returns its exit status. */
+static int run_sibling(const char *name, const char *const args[], char **captured)
 {
     char exe[PATH_MAX + 64];
     if (!find_sibling(name, exe, sizeof(exe))) {
@@ -928,11 +955,27 @@ static int run_sibling(const char *name, const char *const args[])
     const char *argv[16] = {exe};
     for (int i = 0; args[i] != NULL && i < 14; i++)
         argv[i + 1] = args[i];
+    int out[2] = {-1, -1};
+    if (captured != NULL && pipe(out) != 0)
+        captured = NULL;
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        if (captured != NULL) {
+            close(out[0]);
+            dup2(out[1], STDOUT_FILENO);
+            close(out[1]);
+        }
         execv(exe, (char *const *)argv);
         _exit(127);
+    }
+    if (captured != NULL) {
+        close(out[1]);
+        size_t len = 0;
+        *captured = NULL;
+        if (pid > 0)
+            tee_fd(out[0], captured, &len);
+        close(out[0]);
     }
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0)
@@ -942,10 +985,14 @@ static int run_sibling(const char *name, const char *const args[])
 
 /* The demo's last three sections: parallel loops against OpenMP, external work, and futures
  * against fork-join, the mutex pool and Java's ForkJoinPool; with --quick, their smoke runs. */
+static void read_loop_output(const char *out, const char *const names[], int nnames);
+static void read_external_output(const char *out);
+
 static bool run_extras(bool quick)
 {
     static const char *const loop_args[] = {"--reps",       "3",  "--workloads", "sum,map,tri",
                                             "--sweep-step", "16", NULL};
+    static const char *const loop_names[] = {"sum", "map", "tri"}; /* as in loop_args */
     static const char *const external_args[] = {"--reps", "3", "--samples", "2000", NULL};
     static const char *const quick_args[] = {"--quick", NULL};
     if (quick)
@@ -953,19 +1000,27 @@ static bool run_extras(bool quick)
     else
         printf("\n== parallel loops: bench_loop --reps 3 --workloads sum,map,tri --sweep-step 16 "
                "(the full sweep: bench_loop)\n");
-    int a = run_sibling("bench_loop", quick ? quick_args : loop_args);
+    char *out = NULL;
+    int a = run_sibling("bench_loop", quick ? quick_args : loop_args, &out);
+    if (out != NULL && a == 0)
+        read_loop_output(out, loop_names, quick ? 0 : 3); /* the plot's loop bars */
+    free(out);
+    out = NULL;
     if (quick)
         printf("\n== external work: bench_external --quick\n");
     else
         printf("\n== external work: bench_external --reps 3 --samples 2000 "
                "(the full run: bench_external)\n");
-    int b = run_sibling("bench_external", quick ? quick_args : external_args);
+    int b = run_sibling("bench_external", quick ? quick_args : external_args, &out);
+    if (out != NULL && b == 0)
+        read_external_output(out); /* the plot's external-work bars */
+    free(out);
     static const char *const futures_args[] = {"--rounds", "3", NULL};
     if (quick)
         printf("\n== futures: bench_futures --quick\n");
     else
         printf("\n== futures: bench_futures --rounds 3 (the full run: bench_futures)\n");
-    int c = run_sibling("bench_futures", quick ? quick_args : futures_args);
+    int c = run_sibling("bench_futures", quick ? quick_args : futures_args, NULL);
     return a == 0 && b == 0 && c == 0;
 }
 
@@ -1402,11 +1457,241 @@ static void sibling_file(const char *csv, const char *ext, char *buf, size_t len
     snprintf(buf, len, "%.*s%s", base, csv, ext);
 }
 
+/* ---- the plot ----
+ *
+ * One picture of what the demo claims, in two panels with one colour per runtime throughout:
+ *   left   the time of every other runtime relative to worksteal's, per workload, on the
+ *          largest worker count (log scale; above 1: slower than worksteal), with the loop
+ *          and external-work sections' comparisons (OpenMP's static loop, the mutex-queue
+ *          pool) when they ran;
+ *   right  the cost of a fork on one worker, per runtime, for fib and nqueens (a join per node):
+ * the time above the serial program's, divided by the forks worksteal counted. gnuplot draws it
+ * when it is installed; the plot is optional, the tables say everything. */
+
+#define MAX_EXTRA_BARS 16
+
+/* A comparison from the closing sections: a peer's time over worksteal's. */
+typedef struct extra_bar {
+    char label[48];
+    int sched; /* the colour: S_OMP for OpenMP's loop, S_CENTRAL for the mutex-queue pool */
+    double rel;
+} extra_bar;
+static extra_bar extra_bars[MAX_EXTRA_BARS];
+static int n_extra_bars;
+
+static void add_extra_bar(const char *label, int sched, double rel)
+{
+    if (n_extra_bars == MAX_EXTRA_BARS || !(rel > 0) || !isfinite(rel))
+        return;
+    extra_bar *b = &extra_bars[n_extra_bars++];
+    snprintf(b->label, sizeof(b->label), "%s", label);
+    b->sched = sched;
+    b->rel = rel;
+}
+
+/* bench_loop's output: each section's last "automatic / omp static = R" (its largest worker
+ * count; R is worksteal's time over OpenMP's), labelled with the section's workload name. */
+static void read_loop_output(const char *out, const char *const names[], int nnames)
+{
+    static const char key[] = "automatic / omp static = ";
+    int section = -1;
+    double last = NAN;
+    for (const char *line = out; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) + 1 : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), line);
+        const char *r = strstr(buf, key);
+        bool heading = buf[0] != ' ' && strstr(buf, ", N = ") != NULL;
+        if (heading && section >= 0 && section < nnames && !isnan(last)) {
+            char label[48];
+            snprintf(label, sizeof(label), "loop %s", names[section]);
+            add_extra_bar(label, S_OMP, 1.0 / last);
+            last = NAN;
+        }
+        if (heading)
+            section++;
+        else if (r != NULL)
+            last = strtod(r + strlen(key), NULL);
+        line += len;
+    }
+    if (section >= 0 && section < nnames && !isnan(last)) {
+        char label[48];
+        snprintf(label, sizeof(label), "loop %s", names[section]);
+        add_extra_bar(label, S_OMP, 1.0 / last);
+    }
+}
+
+/* bench_external's output: the injector's throughput against the mutex queue (first producer
+ * row, ws_submit/mutex) and each "worksteal/mutex" p50 latency ratio, labelled by section. */
+static void read_external_output(const char *out)
+{
+    char title[40] = "";
+    bool throughput_row = false;
+    for (const char *line = out; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), line);
+        int num, used = 0;
+        if (sscanf(buf, "%d. %n", &num, &used) == 1 && used > 0) {
+            size_t t = strcspn(buf + used, ":");
+            snprintf(title, sizeof(title), "%.*s", (int)(t < 30 ? t : 30), buf + used);
+            throughput_row = false;
+        } else if (strstr(buf, "ws_submit/mutex") != NULL) {
+            throughput_row = true; /* the header; the next row is one producer's */
+        } else if (throughput_row) {
+            double v[6];
+            int producers;
+            if (sscanf(buf, "%d %lf %lf %lf %lf %lfx", &producers, &v[0], &v[1], &v[2], &v[3],
+                       &v[4]) == 6) {
+                char label[48];
+                snprintf(label, sizeof(label), "%s (%d producer)", title, producers);
+                add_extra_bar(label, S_CENTRAL, v[4]);
+            }
+            throughput_row = false;
+        } else if (strncmp(buf, "   worksteal/mutex", 18) == 0) {
+            double x = strtod(buf + 18, NULL);
+            char label[48];
+            snprintf(label, sizeof(label), "%s p50", title);
+            add_extra_bar(label, S_CENTRAL, 1.0 / x);
+        }
+        line += len + (eol != NULL);
+    }
+}
+
+/* The runtimes the plot can show, in legend order, each with its fixed colour. */
+static const int plot_scheds[] = {S_WS, S_WS_LOCKED, S_CENTRAL, S_OMP, S_TBB, S_RAYON};
+#define N_PLOT_SCHEDS ((int)(sizeof(plot_scheds) / sizeof(plot_scheds[0])))
+static const char *const plot_colour[S_COUNT] = {
+    [S_SERIAL] = "#777777", [S_CENTRAL] = "#999999", [S_WS_LOCKED] = "#56B4E9", [S_WS] = "#0072B2",
+    [S_OMP] = "#E69F00",    [S_TBB] = "#009E73",     [S_RAYON] = "#D55E00",
+};
+static const char *const plot_label[S_COUNT] = {
+    [S_SERIAL] = "serial",
+    [S_CENTRAL] = "central queue (mutex)",
+    [S_WS_LOCKED] = "worksteal, mutex deque",
+    [S_WS] = "worksteal",
+    [S_OMP] = "OpenMP (libgomp)",
+    [S_TBB] = "oneTBB",
+    [S_RAYON] = "Rayon",
+};
+
+/* One panel's table: a row per workload or comparison, a column per runtime shown. */
+typedef struct plot_table {
+    int scheds[N_PLOT_SCHEDS], nscheds;
+    char row[N_WL + MAX_EXTRA_BARS][48];
+    double v[N_WL + MAX_EXTRA_BARS][N_PLOT_SCHEDS]; /* NAN: not measured */
+    int nrows;
+} plot_table;
+
+/* Drops the runtimes without a single value, so that no legend entry or column is empty. */
+static void plot_table_prune(plot_table *t)
+{
+    int kept = 0;
+    for (int k = 0; k < t->nscheds; k++) {
+        bool any = false;
+        for (int r = 0; r < t->nrows; r++)
+            any |= !isnan(t->v[r][k]);
+        if (!any)
+            continue;
+        for (int r = 0; r < t->nrows; r++)
+            t->v[r][kept] = t->v[r][k];
+        t->scheds[kept++] = t->scheds[k];
+    }
+    t->nscheds = kept;
+}
+
+/* The left panel: every runtime's time over worksteal's on p workers, then the closing
+ * sections' comparisons. */
+static void plot_relative_table(plot_table *t, const options *o, unsigned p)
+{
+    *t = (plot_table){.nscheds = N_PLOT_SCHEDS - 1};
+    for (int k = 1; k < N_PLOT_SCHEDS; k++)
+        t->scheds[k - 1] = plot_scheds[k];
+    for (int w = 0; w < N_WL; w++) {
+        const cell *ws = find_cell(w, S_WS, p);
+        if (!o->wl[w] || !cell_ok(ws))
+            continue;
+        snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
+        for (int k = 0; k < t->nscheds; k++) /* ratio(base, c): base's time over c's */
+            t->v[t->nrows][k] = ratio(find_cell(w, t->scheds[k], p), ws);
+        t->nrows++;
+    }
+    for (int i = 0; i < n_extra_bars; i++) {
+        snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", extra_bars[i].label);
+        for (int k = 0; k < t->nscheds; k++)
+            t->v[t->nrows][k] = t->scheds[k] == extra_bars[i].sched ? extra_bars[i].rel : NAN;
+        t->nrows++;
+    }
+    plot_table_prune(t);
+}
+
+/* The right panel: ns per fork above the serial program on one worker, for fib and nqueens
+ * (one join per node), every runtime's time divided by the forks worksteal counted (the same
+ * tree). */
+static void plot_fork_table(plot_table *t, const options *o)
+{
+    static const char *const per_node[] = {"fib", "nqueens"}; /* a ws_join per node */
+    *t = (plot_table){.nscheds = N_PLOT_SCHEDS};
+    memcpy(t->scheds, plot_scheds, sizeof(plot_scheds));
+    for (int w = 0; w < N_WL; w++) {
+        const cell *serial = find_cell(w, S_SERIAL, 0), *ws = find_cell(w, S_WS, 1);
+        bool wanted = false;
+        for (size_t i = 0; i < sizeof(per_node) / sizeof(per_node[0]); i++)
+            wanted |= strcmp(workloads[w]->name, per_node[i]) == 0;
+        if (!o->wl[w] || !wanted || !cell_ok(serial) || !cell_ok(ws) || ws->c.spawns <= 0)
+            continue;
+        snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
+        for (int k = 0; k < t->nscheds; k++) {
+            const cell *c = find_cell(w, t->scheds[k], 1);
+            t->v[t->nrows][k] =
+                cell_ok(c) ? (c->median - serial->median) / ws->c.spawns * 1e9 : NAN;
+        }
+        t->nrows++;
+    }
+    plot_table_prune(t);
+}
+
+/* The table as a datablock, then "plot" with one bar series per runtime in its colour (the
+ * first line is always read as the column headers: the legend's entries, when it is shown). */
+static void plot_table_write(FILE *f, const plot_table *t, const char *block, const char *extra)
+{
+    fprintf(f, "$%s << EOD\nlabel", block);
+    for (int k = 0; k < t->nscheds; k++)
+        fprintf(f, " \"%s\"", plot_label[t->scheds[k]]);
+    fprintf(f, "\n");
+    for (int r = 0; r < t->nrows; r++) {
+        fprintf(f, "\"%s\"", t->row[r]);
+        for (int k = 0; k < t->nscheds; k++)
+            fprintf(f, isnan(t->v[r][k]) ? " -" : " %.4g", t->v[r][k]);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "EOD\nset xrange [-0.6:%d.6]\nplot ", t->nrows - 1);
+    for (int k = 0; k < t->nscheds; k++)
+        fprintf(f, "%s%s%s using %d%s lc rgb '%s' title columnheader", k ? ", " : "",
+                k ? "''" : "$", k ? "" : block, k + 2, k ? "" : ":xtic(1)",
+                plot_colour[t->scheds[k]]);
+    fprintf(f, "%s\n", extra);
+}
+
+/* A log axis that holds every value and 1, with some room. */
+static void plot_log_range(FILE *f, const plot_table *t)
+{
+    double lo = 1, hi = 1;
+    for (int r = 0; r < t->nrows; r++) {
+        for (int k = 0; k < t->nscheds; k++) {
+            if (!isnan(t->v[r][k]) && t->v[r][k] > 0) {
+                lo = t->v[r][k] < lo ? t->v[r][k] : lo;
+                hi = t->v[r][k] > hi ? t->v[r][k] : hi;
+            }
+        }
+    }
+    fprintf(f, "set logscale y\nset yrange [%.3g:%.3g]\n", lo / 1.5, hi * 1.5);
+}
+
 static void write_plot(const options *o)
 {
-    /* gnuplot datablock names: letters, digits and underscores only */
-    static const char *const plot_id[S_COUNT] = {"serial", "central", "wslocked", "ws",
-                                                 "omp",    "tbb",     "rayon"};
     char gp[PATH_MAX], png[PATH_MAX];
     sibling_file(o->csv, ".gp", gp, sizeof(gp));
     sibling_file(o->csv, ".png", png, sizeof(png));
@@ -1415,74 +1700,40 @@ static void write_plot(const options *o)
         fprintf(stderr, "ws-bench: cannot write %s: %s\n", gp, strerror(errno));
         return;
     }
-    int shown = 0;
-    for (int w = 0; w < N_WL; w++)
-        shown += o->wl[w];
-    int cols = shown > 1 ? 2 : 1, rows = (shown + cols - 1) / cols;
-    fprintf(f, "# Speedup over the serial run against workers, per scheduler (from ws-bench).\n");
-    fprintf(f, "set terminal png size %d,%d\nset output '%s'\n", 640 * cols, 400 * rows, png);
+    unsigned p = o->workers[o->nworkers - 1];
+    static plot_table rel, fork;
+    plot_relative_table(&rel, o, p);
+    plot_fork_table(&fork, o);
+    bool fork_panel = fork.nrows > 0 && fork.nscheds > 0;
+    fprintf(f, "# ws-bench's picture: time relative to worksteal, and the cost of a fork.\n");
+    fprintf(f, "set terminal pngcairo size %d,600 font 'sans,11'\nset output '%s'\n",
+            fork_panel ? 1600 : 1150, png);
+    fprintf(f, "set style data histogram\nset style histogram clustered gap 1\n"
+               "set style fill solid 0.9 border -1\nset datafile missing '-'\n"
+               "set grid ytics\nset xtics rotate by 30 right nomirror\n"
+               "set key outside top center horizontal samplen 1.5\n");
+    if (fork_panel)
+        fprintf(f, "set multiplot\nset size 0.72,1\nset origin 0,0\n");
     fprintf(f,
-            "set key outside right top\nset grid\nset offsets 0, 0, graph 0.1, 0\nset xlabel "
-            "'workers'\nset ylabel 'speedup over "
-            "serial'\nset yrange [0:*]\nset xrange [%u:%u]\nset xtics (",
-            o->workers[0],
-            o->workers[o->nworkers - 1] > o->workers[0] ? o->workers[o->nworkers - 1]
-                                                        : o->workers[0] + 1);
-    for (int i = 0; i < o->nworkers; i++)
-        fprintf(f, "%s%u", i ? ", " : "", o->workers[i]);
-    fprintf(f, ")\n");
-    fprintf(f, "set multiplot layout %d,%d\n", rows, cols);
-    for (int w = 0; w < N_WL; w++) {
-        if (!o->wl[w])
-            continue;
-        fprintf(f, "set title '%s'\n", workloads[w]->name);
-        char plot[2048] = "plot ";
-        int nplots = 0;
-        double best = 0, lowest = INFINITY;
-        for (int s = S_CENTRAL; s < S_COUNT; s++) {
-            if (!o->sched[s])
-                continue;
-            int points = 0;
-            for (int i = 0; i < o->nworkers; i++) {
-                const cell *c = find_cell(w, s, o->workers[i]);
-                double sp = ratio(find_cell(w, S_SERIAL, 0), c);
-                if (isnan(sp))
-                    continue;
-                if (points++ == 0)
-                    fprintf(f, "$%s_%d << EOD\n", plot_id[s], w);
-                fprintf(f, "%u %.4f\n", o->workers[i], sp);
-                best = sp > best ? sp : best;
-                lowest = sp < lowest ? sp : lowest;
-            }
-            if (points == 0)
-                continue; /* gnuplot refuses an empty series */
-            fprintf(f, "EOD\n");
-            size_t used = strlen(plot);
-            snprintf(plot + used, sizeof(plot) - used, "%s$%s_%d with linespoints title '%s'",
-                     nplots++ ? ", " : "", plot_id[s], w, sched_names[s]);
-        }
-        /* Fine-grained workloads (fib, nqueens, batch) run far below the serial program, whose
-         * plain calls cost nothing; on a linear axis their curves would lie on it, so their
-         * panel is drawn on a log scale and says so. */
-        bool log_scale = lowest < 0.1;
-        if (log_scale)
-            fprintf(f,
-                    "set logscale y\nset yrange [*:*]\nset title '%s (log scale; below 1: "
-                    "slower than the serial code, see the table)'\n",
-                    workloads[w]->name);
-        /* The ideal line, min(workers, CPUs), unless every scheduler is far below it on a linear
-         * axis, where it would flatten the curves. */
-        if (best >= 0.5 || nplots == 0 || log_scale) {
-            size_t used = strlen(plot);
-            snprintf(plot + used, sizeof(plot) - used,
-                     "%s(x < %u ? x : %u) with lines dashtype 2 title 'ideal (%u CPUs)'",
-                     nplots ? ", " : "", online_cpus(), online_cpus(), online_cpus());
-        }
-        fprintf(f, "%s\n", plot);
-        if (log_scale)
-            fprintf(f, "unset logscale y\nset yrange [0:*]\n");
+            "set title \"Each runtime's time relative to worksteal's on %u workers (log scale; "
+            "above 1: slower than worksteal)\"\nset ylabel 'time / worksteal time'\n"
+            "set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead lw 3 lc rgb '%s' "
+            "front\n",
+            p, plot_colour[S_WS]);
+    plot_log_range(f, &rel);
+    char ws_line[96]; /* worksteal's entry in the legend: the line at 1 */
+    snprintf(ws_line, sizeof(ws_line), ", NaN with lines lw 3 lc rgb '%s' title 'worksteal (= 1)'",
+             plot_colour[S_WS]);
+    plot_table_write(f, &rel, "rel", ws_line);
+    if (fork_panel) {
+        fprintf(f, "unset arrow 1\nunset logscale y\nset size 0.28,1\n"
+                   "set origin 0.72,0\nset yrange [0:*]\nset offsets 0, 0, graph 0.5, 0\n"
+                   "set key inside top left vertical opaque\n"
+                   "set title 'Cost of a fork, 1 worker'\n"
+                   "set ylabel 'ns per fork above the serial code'\n");
+        plot_table_write(f, &fork, "fork", "");
+        fprintf(f, "unset multiplot\n");
     }
-    fprintf(f, "unset multiplot\n");
     fclose(f);
     if (!on_path("gnuplot")) {
         printf("Plot: gnuplot is not on PATH, so only the script %s was written.\n"
@@ -1735,8 +1986,9 @@ static void usage(FILE *f)
             "                     jobs\n"
             "  --quick            tiny sizes, for a smoke test\n"
             "  --csv FILE         where the CSV goes (default: bench-results.csv)\n"
-            "  --plot             write FILE.gp and, with gnuplot, FILE.png: speedup against\n"
-            "                     workers per scheduler (the default, except with --quick)\n"
+            "  --plot             write FILE.gp and, with gnuplot, FILE.png: each runtime's time\n"
+            "                     relative to worksteal's per workload, and the cost of a fork\n"
+            "                     on one worker (the default, except with --quick)\n"
             "  --no-plot          do not write the plot\n"
             "  --profile          also measure work, span and parallelism of each workload with\n"
             "                     ws_pool_profile (one more run on the largest worker count;\n"

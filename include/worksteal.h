@@ -73,7 +73,8 @@ typedef struct ws_config {
 /* Starts a pool of worker threads. config NULL: every field its default. Any thread; may block
  * while threads start. Returns 0, EINVAL (workers above WS_MAX_WORKERS, max_spares above
  * WS_MAX_SPARES, a stack size outside 64 KiB..1 TiB, a pin string that is malformed or names a
- * CPU outside the process's CPU set), ENOMEM, or EAGAIN (a thread could not be created, which
+ * CPU outside the process's CPU set; each with one line on stderr naming the field and its value),
+ * ENOMEM, or EAGAIN (a thread could not be created, which
  * includes a stack size the system cannot give every worker). On error *out is untouched and no
  * thread is left running. */
 WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <exception>
 #include <functional>
 #include <iterator>
@@ -152,12 +153,17 @@ class task_group
     task_group &operator=(const task_group &) = delete;
 
     // Waits for the jobs still running (cancelling them first if the scope is being left by an
-    // exception). An exception no wait() has rethrown is dropped.
+    // exception). Unless an exception is leaving the scope, it says on stderr what no wait() saw:
+    // an exception of a job (dropped), or, in debug builds (NDEBUG not defined), jobs run after
+    // the last wait().
     ~task_group()
     {
-        if (std::uncaught_exceptions() > unwinding_)
+        bool unwinding = std::uncaught_exceptions() > unwinding_;
+        if (unwinding)
             ws_group_cancel(&group_);
         ws_group_wait(&group_);
+        if (!unwinding)
+            report_unwaited();
     }
 
     // Queues f() as a job (f is moved or copied into it). If the group is cancelled, f never
@@ -167,6 +173,7 @@ class task_group
     {
         using job_t = job<std::decay_t<F>>;
         auto *j = new job_t{this, std::forward<F>(f)};
+        unwaited_.store(true, std::memory_order_relaxed); // a flag for the destructor alone
         int err = ws_group_submit_cancellable(&group_, &job_t::trampoline, &job_t::discard, j, 0);
         if (err == 0)
             return;
@@ -180,6 +187,7 @@ class task_group
     // is nested in) was cancelled. Either way the group is ready for new jobs, uncancelled.
     task_group_status wait()
     {
+        unwaited_.store(false, std::memory_order_relaxed);
         ws_group_wait(&group_);
         bool cancelled = ws_group_cancelled(&group_);
         std::exception_ptr e = errors_.take();
@@ -205,6 +213,23 @@ class task_group
     }
 
   private:
+    void report_unwaited() noexcept
+    {
+        if (errors_.take()) {
+            std::fputs("worksteal: ~task_group: a job threw and no wait() rethrew it: the "
+                       "exception is dropped (call wait() before the group is destroyed)\n",
+                       stderr);
+            return;
+        }
+#ifndef NDEBUG
+        if (unwaited_.load(std::memory_order_relaxed))
+            std::fputs("worksteal: ~task_group: jobs run after the last wait() (or with no "
+                       "wait()): the destructor waited for them (call wait() to see their "
+                       "exceptions)\n",
+                       stderr);
+#endif
+    }
+
     template <class F> struct job {
         task_group *owner;
         F f;
@@ -227,6 +252,7 @@ class task_group
 
     ws_group group_;
     detail::first_exception errors_;
+    std::atomic<bool> unwaited_{false}; // run() since the last wait(): reported in debug builds
     int unwinding_ = std::uncaught_exceptions();
 };
 

@@ -54,12 +54,12 @@ typedef struct ws_mpi_work {
     size_t record_size;       /* 1..WS_MPI_MAX_RECORD_SIZE, plain bytes (copied between ranks) */
     ws_mpi_record_fn process; /* required */
     size_t acc_size;          /* bytes of a result, at least 1 */
-    const void *identity;     /* the neutral result every accumulator starts from */
+    const void *identity;     /* required: the neutral result every accumulator starts from */
     /* acc = acc + right. Must be associative and commutative: records run in any order, on
      * any rank. Runs on the calling thread, after all records are done. */
-    ws_combine_fn combine;
-    void *ctx;           /* passed to process and combine */
-    const void *initial; /* this rank's starting records; any rank may have none */
+    ws_combine_fn combine; /* required */
+    void *ctx;             /* passed to process and combine */
+    const void *initial;   /* this rank's starting records; any rank may have none */
     size_t initial_count;
 } ws_mpi_work;
 
@@ -70,7 +70,7 @@ typedef struct ws_mpi_config {
     unsigned steal_max;      /* most records one steal reply carries (default 1024) */
     unsigned poll_min_us;    /* the progress thread's shortest sleep between polls (default 20) */
     unsigned poll_max_us;    /* its longest, reached by doubling while nothing happens; also the
-                                longest back-off between failed steal requests (default 1000) */
+                                longest back-off between failed steal requests (default 250) */
     unsigned delay_max_us;   /* testing: hold every message back a random time in
                                 [0, delay_max_us] before it is sent, which reorders messages
                                 between two ranks (default 0, or $WS_MPI_DELAY_US) */
@@ -100,7 +100,8 @@ typedef struct ws_mpi_stats {
  * Returns 0, EINVAL (a bad argument or a size mismatch on any rank), or ENOMEM (on any rank,
  * before any record ran): the same code on every rank, and on error nothing ran. It returns
  * EINVAL at once, without communicating, when MPI is below MPI_THREAD_FUNNELED, when the caller
- * is not the main thread under MPI_THREAD_FUNNELED, or when it is a worksteal worker. */
+ * is not the main thread under MPI_THREAD_FUNNELED, or when it is a worksteal worker, with one
+ * line on stderr naming which. */
 WS_MPI_API WS_NODISCARD int ws_mpi_run(MPI_Comm comm, ws_pool *pool, const ws_mpi_work *work,
                                        const ws_mpi_config *config, void *result,
                                        ws_mpi_stats *stats);

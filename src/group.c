@@ -150,6 +150,7 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
 
 static void group_init(ws__group *g, ws_pool *pool, ws__group *parent)
 {
+    ws__group_check_init(g); /* debug builds: not a group never waited for (group_check.c) */
     g->pool = pool;
     g->parent = parent;
     /* relaxed: not shared yet. */
@@ -227,6 +228,7 @@ int ws_group_submit_cancellable(ws_group *group, ws_fn fn, ws_fn on_cancel, void
     if (j == NULL)
         return chain_cancelled(g) ? ECANCELED : ENOMEM;
     j->on_cancel = on_cancel;
+    ws__group_check_submitted(g, pool); /* before the job can finish and a wait return */
     /* relaxed: the job's publication (a release push or link) orders this increment before
      * the job's completion can decrement it. The cancellation check comes after it, on the
      * line the increment brought in (a failed submission counts itself out). */
@@ -457,6 +459,7 @@ void ws_group_wait(ws_group *group)
     ws__prof_strand_end();
     if (w == NULL || w->pool == g->pool) {
         wait_pending(g, w);
+        ws__group_check_waited(g);
         ws__prof_strand_begin();
         return;
     }
@@ -470,6 +473,7 @@ void ws_group_wait(ws_group *group)
         wait_pending(g, NULL);
         ws_block_end();
     }
+    ws__group_check_waited(g);
     ws__prof_strand_begin();
 }
 
@@ -484,7 +488,10 @@ int ws_group_try_wait(ws_group *group)
     if (group == NULL)
         ws__contract_violation("ws_group_try_wait", "NULL group");
     /* acquire: as in wait_pending. */
-    return ws_load_acquire(&((ws__group *)group)->pending) == 0 ? 0 : EBUSY;
+    if (ws_load_acquire(&((ws__group *)group)->pending) != 0)
+        return EBUSY;
+    ws__group_check_waited(group);
+    return 0;
 }
 
 /* Sleeps on g's count until it is 0 (0) or the clock passes deadline (ETIMEDOUT). */
@@ -518,6 +525,8 @@ int ws_group_timed_wait(ws_group *group, uint64_t timeout_ns)
     ws_block_begin();
     waiting(g, 1);
     int err = sleep_until_done(g, deadline);
+    if (err == 0)
+        ws__group_check_waited(g);
     waiting(g, -1);
     ws_block_end();
     ws__prof_strand_begin();

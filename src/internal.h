@@ -797,6 +797,36 @@ void ws__block_worker(ws__worker *w);
 /* Worker w is no longer blocked. */
 void ws__blocked_leave(ws__worker *w);
 
+/* ---- unwaited groups, debug builds only (group_check.c) ----------------------------------- */
+
+#ifdef WS_DEBUG
+/* ws_group_init of group: a contract violation if it got jobs and was never waited for. */
+void ws__group_check_init(const void *group);
+/* group (of pool) got a job; ... */
+void ws__group_check_submitted(const void *group, const ws_pool *pool);
+/* ... until a wait found it done. */
+void ws__group_check_waited(const void *group);
+/* pool's work is all done: one stderr line per group of it that was never waited for. */
+void ws__group_check_pool_done(const ws_pool *pool);
+#else
+static inline void ws__group_check_init(const void *group)
+{
+    (void)group;
+}
+static inline void ws__group_check_submitted(const void *group, const ws_pool *pool)
+{
+    (void)group, (void)pool;
+}
+static inline void ws__group_check_waited(const void *group)
+{
+    (void)group;
+}
+static inline void ws__group_check_pool_done(const ws_pool *pool)
+{
+    (void)pool;
+}
+#endif
+
 /* ---- errors (error.c) -------------------------------------------------------------------- */
 
 /* Reports an API contract violation on stderr, naming the function, and aborts. */

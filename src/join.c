@@ -375,6 +375,16 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
         w->deque.open_spawns++;
 }
 
+/* Whether t is on this thread's stack of unsynced spawns (walked only to name a violation). */
+static bool on_spawn_stack(const ws__task *t)
+{
+    for (const ws__task *s = spawn_top; s != NULL; s = s->prev_spawn) {
+        if (s == t)
+            return true;
+    }
+    return false;
+}
+
 static WS_COLD void sync_violation(ws__task *t)
 {
     if (t == NULL)
@@ -382,6 +392,9 @@ static WS_COLD void sync_violation(ws__task *t)
     /* relaxed: the spawning thread's own earlier store. */
     if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED)
         ws__contract_violation("ws_sync", "task synced twice");
+    if (!on_spawn_stack(t))
+        ws__contract_violation("ws_sync", "a task this thread did not spawn (ws_sync must run "
+                                          "on the thread that called ws_spawn)");
     ws__contract_violation("ws_sync", "not the most recent unsynced ws_spawn of this thread "
                                       "(sync in reverse spawn order)");
 }

@@ -130,6 +130,8 @@ static int place_workers(ws_pool *pool, const char *pin)
         fprintf(stderr, "worksteal: ignoring WS_PIN=\"%s\" (%s)\n", pin, why);
         return 0;
     }
+    if (err == EINVAL)
+        fprintf(stderr, "worksteal: ws_pool_create: EINVAL: pin = \"%s\" (%s)\n", pin, why);
     const ws__placement *pl = pool->placement;
     for (unsigned i = 0; err == 0 && pl != NULL && i < pool->nworkers; i++) {
         ws__worker *w = pool->workers[i];
@@ -234,6 +236,32 @@ static void inherited_pool_free(ws_pool *pool);
 
 static void register_fork_handlers(void);
 
+/* One line on stderr naming a config field out of range (the reason of ws_pool_create's EINVAL). */
+static void config_field_invalid(const char *field, unsigned long long value,
+                                 unsigned long long min, unsigned long long max)
+{
+    fprintf(stderr,
+            "worksteal: ws_pool_create: EINVAL: %s = %llu (expected 0 for the default, or %llu "
+            "to %llu)\n",
+            field, value, min, max);
+}
+
+/* True, with one line on stderr naming the field, if a set field of the caller's config is out
+ * of range (the defaults, from the environment, are valid by construction). */
+static bool config_rejected(const ws_config *cfg)
+{
+    if (cfg->workers > WS_MAX_WORKERS)
+        config_field_invalid("workers", cfg->workers, 1, WS_MAX_WORKERS);
+    else if (cfg->stack_size != 0 &&
+             (cfg->stack_size < MIN_STACK_SIZE || cfg->stack_size > MAX_STACK_SIZE))
+        config_field_invalid("stack_size", cfg->stack_size, MIN_STACK_SIZE, MAX_STACK_SIZE);
+    else if (cfg->max_spares > WS_MAX_SPARES && cfg->max_spares != WS_NO_SPARES)
+        config_field_invalid("max_spares", cfg->max_spares, 1, WS_MAX_SPARES);
+    else
+        return false;
+    return true;
+}
+
 int ws_pool_create(ws_pool **out, const ws_config *config)
 {
     static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
@@ -243,11 +271,10 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
     ws_config cfg = {0};
     if (config != NULL)
         cfg = *config;
+    if (config_rejected(&cfg))
+        return EINVAL;
     unsigned n = cfg.workers != 0 ? cfg.workers : default_workers();
     size_t stack = cfg.stack_size != 0 ? cfg.stack_size : default_stack_size();
-    if (n > WS_MAX_WORKERS || stack < MIN_STACK_SIZE || stack > MAX_STACK_SIZE ||
-        (cfg.max_spares > WS_MAX_SPARES && cfg.max_spares != WS_NO_SPARES))
-        return EINVAL;
     unsigned spares = cfg.max_spares == WS_NO_SPARES ? 0
                       : cfg.max_spares != 0          ? cfg.max_spares
                                                      : WS_DEFAULT_SPARES;
@@ -326,6 +353,7 @@ static void pool_destroy(ws_pool *pool)
         return;
     }
     wait_admitted_gone(pool);
+    ws__group_check_pool_done(pool); /* debug builds: groups never waited for (group_check.c) */
     if (stats_env_on())
         ws__stats_report(pool);
     pool_teardown(pool);

@@ -12,15 +12,23 @@ if(CMAKE_CXX_COMPILER)
   add_test(NAME test_header_cxx COMMAND test_header_cxx)
   set_tests_properties(test_header_cxx PROPERTIES TIMEOUT 60 LABELS api)
 
-  add_executable(test_cxx_api test_cxx_api.cpp)
-  set_target_properties(test_cxx_api PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
-                                                CXX_EXTENSIONS OFF)
-  target_compile_options(test_cxx_api PRIVATE -Wall -Wextra -Wpedantic -Wshadow
-                         $<$<BOOL:${WS_WERROR}>:-Werror>)
-  target_link_libraries(test_cxx_api PRIVATE worksteal_static)
+  # test_cxx_unwaited: what a task_group's destructor says when no wait() saw its jobs.
+  foreach(t test_cxx_api test_cxx_unwaited)
+    add_executable(${t} ${t}.cpp)
+    set_target_properties(${t} PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON
+                                          CXX_EXTENSIONS OFF)
+    target_compile_options(${t} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+                           $<$<BOOL:${WS_WERROR}>:-Werror>)
+    target_link_libraries(${t} PRIVATE worksteal_static)
+  endforeach()
   foreach(p 1 2 4)
     add_test(NAME test_cxx_api_${p} COMMAND test_cxx_api ${p})
     set_tests_properties(test_cxx_api_${p} PROPERTIES TIMEOUT 180 LABELS "api;cxx")
+  endforeach()
+
+  foreach(c thrown jobs waited unwind)
+    add_test(NAME test_cxx_unwaited_${c} COMMAND test_cxx_unwaited ${c})
+    set_tests_properties(test_cxx_unwaited_${c} PROPERTIES TIMEOUT 60 LABELS "api;cxx")
   endforeach()
 
   # The same test built by clang++ against the same library, when clang++ is installed (plain

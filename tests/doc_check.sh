@@ -8,7 +8,14 @@
 #   - every environment variable the library reads ("WS_..." in src/) is in docs/api.md
 #     and in the README's environment table;
 #   - every example (examples/*.c and *.cpp, each built and run by the tests) is named in the
-#     README.
+#     README;
+#   - defaults: each "(default N)" of a ws_mpi_config field (include/worksteal_mpi.h) is the
+#     value src/mpi/run.c fills in, and docs/distributed.md's "`field` (N" agrees; the default
+#     stack size (src/pool.c) and trace ring (src/trace.c) are the ones the header and the docs
+#     state;
+#   - required fields: the ws_mpi_work fields run.c rejects when unset are the ones the header
+#     marks "required";
+#   - every trace event src/trace.c writes is a row of docs/profiling.md's event table.
 # On a failure it says what to add or fix, and where. usage: doc_check.sh SOURCE_DIR
 set -eu
 src=$1
@@ -77,9 +84,97 @@ for ex in "$src"/examples/*.c "$src"/examples/*.cpp; do
     fi
 done
 
+# ---- defaults and required fields, against the code ----
+mpi_header=$src/include/worksteal_mpi.h
+run_c=$src/src/mpi/run.c
+dist=$src/docs/distributed.md
+# run.c fills each default as "c.FIELD = c.FIELD ? c.FIELD : N;" (config_with_defaults).
+grep -oE 'c\.[a-z_]+ = c\.[a-z_]+ \? c\.[a-z_]+ : [0-9]+' "$run_c" |
+    sed -E 's/^c\.([a-z_]+) .* ([0-9]+)$/\1 \2/' > "$tmp/mpi_defaults"
+# The header states it in the field's comment, which may span lines: "FIELD; /* ... (default N".
+tr '\n' ' ' < "$mpi_header" | grep -oE '[a-z_]+; +/\*([^*]|\*[^/])*\(default [0-9]+' |
+    sed -E 's/^([a-z_]+);.*\(default ([0-9]+)$/\1 \2/' > "$tmp/mpi_header_defaults"
+if [ ! -s "$tmp/mpi_defaults" ] || [ ! -s "$tmp/mpi_header_defaults" ]; then
+    echo "doc_check: found no ws_mpi_config default in $run_c or $mpi_header: fix the check"
+    exit 1
+fi
+while read -r field value; do
+    stated=$(awk -v f="$field" '$1 == f { print $2 }' "$tmp/mpi_header_defaults")
+    if [ "$stated" != "$value" ]; then
+        echo "include/worksteal_mpi.h: ws_mpi_config.$field defaults to $value in src/mpi/run.c,"
+        echo "  but its comment says \"(default ${stated:-nothing})\": make them agree."
+        fail=1
+    fi
+    grep -oE "\`$field\` \(([0-9]+)" "$dist" | grep -oE '[0-9]+$' | while read -r doc; do
+        if [ "$doc" != "$value" ]; then
+            echo "docs/distributed.md: says \`$field\` ($doc, but src/mpi/run.c's default is $value."
+            echo x >> "$tmp/dist_bad"
+        fi
+    done
+done < "$tmp/mpi_defaults"
+[ ! -e "$tmp/dist_bad" ] || fail=1
+# Required: the fields check_call rejects when unset (its "if (!work || ... !work->FIELD"), and
+# the fields the header's ws_mpi_work comments call "required".
+grep -E 'if \(!work \|\|' "$run_c" | grep -oE '!work->[a-z_]+' | sed 's/!work->//' | sort -u \
+    > "$tmp/mpi_required_code"
+sed -n '/typedef struct ws_mpi_work/,/} ws_mpi_work;/p' "$mpi_header" | tr '\n' ' ' |
+    grep -oE '[a-z_]+; +/\*([^*]|\*[^/])*required' | sed -E 's/;.*//' | sort -u \
+    > "$tmp/mpi_required_doc"
+if ! cmp -s "$tmp/mpi_required_code" "$tmp/mpi_required_doc"; then
+    echo "include/worksteal_mpi.h: the ws_mpi_work fields src/mpi/run.c rejects when unset are"
+    echo "  $(tr '\n' ' ' < "$tmp/mpi_required_code")but the header marks as required:"
+    echo "  $(tr '\n' ' ' < "$tmp/mpi_required_doc")(write \"required\" in each one's comment)."
+    fail=1
+fi
+# The default stack size: "DEFAULT_STACK_SIZE ((size_t)N << 20)" in pool.c is "N MiB" in the
+# header and docs/api.md, and "(default NM)" for WS_STACK_SIZE in docs/api.md and the README.
+mib=$(grep -oE 'DEFAULT_STACK_SIZE +\(\(size_t\)[0-9]+ << 20\)' "$src/src/pool.c" |
+    grep -oE '[0-9]+ <<' | grep -oE '[0-9]+')
+for f in "$header" "$api"; do
+    grep -qE "else $mib MiB" "$f" || {
+        echo "$f: does not state the default stack size as \"else $mib MiB\" (src/pool.c)."
+        fail=1
+    }
+done
+for f in "$api" "$readme"; do
+    grep -E '^\| `WS_STACK_SIZE`' "$f" | grep -q "(default ${mib}M)" || {
+        echo "$f: WS_STACK_SIZE's row does not say \"(default ${mib}M)\" (src/pool.c)."
+        fail=1
+    }
+done
+# The trace ring: "DEFAULT_EVENTS = 1u << K" in trace.c is "(default 2^K" for WS_TRACE_EVENTS.
+k=$(grep -oE 'DEFAULT_EVENTS = 1u << [0-9]+' "$src/src/trace.c" | grep -oE '[0-9]+$')
+events=$((1 << k))
+for f in "$api" "$readme" "$src/docs/profiling.md"; do
+    grep -E 'WS_TRACE_EVENTS' "$f" | grep -q "(default $events" || {
+        echo "$f: WS_TRACE_EVENTS is not given its default, \"(default $events\" (src/trace.c)."
+        fail=1
+    }
+done
+
+# ---- trace events against docs/profiling.md's table ----
+# The names trace.c writes: put_head's with a category, its name_* strings, and the tasks'
+# `what` strings passed to the running functions or set by the steal (src/*.c).
+{
+    grep -oE 'put_head\("[a-z_]+", "[a-z]+"' "$src/src/trace.c" | sed -E 's/put_head\("([a-z_]+)".*/\1/'
+    grep -oE 'static const char name_[a-z]+\[\] = "[a-z]+"' "$src/src/trace.c" | grep -oE '"[a-z]+"'
+    cat "$src"/src/*.c |
+        grep -oE '(ws__task_run_taken|ws__run_traced|ws__run_child)\([^;"]*"[a-z]+"|join_finish\([^;]*"[a-z]+"\)|static const char from_[a-z]+\[\] = "[a-z]+"|\*what = "[a-z]+"' |
+        grep -oE '"[a-z]+"'
+} | tr -d '"' | grep -v '^ws_' | sort -u > "$tmp/trace_events"
+while read -r ev; do
+    if ! grep -qE "^\| \`$ev\` \|" "$src/docs/profiling.md"; then
+        echo "docs/profiling.md: the trace has \"$ev\" events (src/), but the event table has no"
+        echo "  row for them: add one."
+        fail=1
+    fi
+done < "$tmp/trace_events"
+
 if [ "$fail" -ne 0 ]; then
     echo "doc_check: docs/api.md (or the README) and the code disagree; see above."
     exit 1
 fi
 echo "doc_check: $(wc -l < "$tmp/functions") public functions and $(wc -l < "$tmp/env")" \
-    "environment variables, all documented in docs/api.md"
+    "environment variables, all documented in docs/api.md; $(wc -l < "$tmp/mpi_defaults")" \
+    "worksteal_mpi defaults, its required fields and $(wc -l < "$tmp/trace_events") trace events" \
+    "agree with the code"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs the built project into a temporary prefix, then builds and runs a consumer program
-# with the README's pkg-config lines (shared, with no LD_LIBRARY_PATH, and static) and through
+# with the README's pkg-config lines (shared, with no LD_LIBRARY_PATH, and static), the README's
+# hello world with its build line, and through
 # find_package(worksteal) in CMake; then runs the installed ws-bench with its closing sections.
 # usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -eu
@@ -15,6 +16,8 @@ test -f "$tmp/prefix/include/worksteal.hpp"
 libdir=$(find "$tmp/prefix" -name worksteal.pc -path '*pkgconfig*' -exec dirname {} \; | xargs dirname)
 test -f "$libdir/libworksteal.a"
 test -f "$libdir/cmake/worksteal/worksteal-config.cmake"
+test -f "$tmp/prefix/share/doc/worksteal/LICENSE"
+test -f "$tmp/prefix/share/worksteal/trace-viewer/viewer.html"
 
 cat > "$tmp/consumer.c" <<'C'
 #include <worksteal.h>
@@ -35,6 +38,13 @@ if command -v pkg-config >/dev/null 2>&1; then
     export PKG_CONFIG_PATH="$libdir/pkgconfig"
     cc "$tmp/consumer.c" $(pkg-config --cflags --libs worksteal) -o "$tmp/consumer_pc"
     env -u LD_LIBRARY_PATH "$tmp/consumer_pc"
+    # the README's hello world (its first C block), with its build line
+    awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$src/README.md" > "$tmp/hello.c"
+    grep -q 'int main' "$tmp/hello.c"
+    grep -q '^cc -O2 hello.c $(pkg-config --cflags --libs worksteal) -o hello && ./hello$' \
+        "$src/README.md"
+    (cd "$tmp" && cc -O2 hello.c $(pkg-config --cflags --libs worksteal) -o hello &&
+        env -u LD_LIBRARY_PATH ./hello) | grep -q '^fib(30) = 832040 on [0-9]* workers$'
     # the README's static line: no shared library needed at run time
     cc "$tmp/consumer.c" $(pkg-config --cflags worksteal) \
         "$(pkg-config --variable=libdir worksteal)/libworksteal.a" \

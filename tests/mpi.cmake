@@ -37,12 +37,18 @@ target_link_libraries(test_mpi_run PRIVATE worksteal_mpi_static ws_warnings)
 target_compile_definitions(test_mpi_run PRIVATE _GNU_SOURCE)
 ws_add_mpi_test(mpi_run_np2 2 test_mpi_run 20)
 ws_add_mpi_test(mpi_run_np4 4 test_mpi_run 10)
+# A plain MPI_Init: ws_mpi_run refuses at once and names the thread level.
+add_executable(test_mpi_single test_mpi_single.c)
+target_link_libraries(test_mpi_single PRIVATE worksteal_mpi_static ws_warnings)
+target_compile_definitions(test_mpi_single PRIVATE _GNU_SOURCE)
+ws_add_mpi_test(mpi_run_single 1 test_mpi_single)
+set_tests_properties(mpi_run_single PROPERTIES SKIP_RETURN_CODE 77)
 # Adversarial timing: every message held back a random 0..2 ms, so tokens, replies and
 # requests overtake each other.
 ws_add_mpi_test(mpi_run_np4_delayed 4 test_mpi_run 3)
 set_tests_properties(mpi_run_np4_delayed PROPERTIES ENVIRONMENT WS_MPI_DELAY_US=2000)
 if(WS_SANITIZE STREQUAL "address")
-  foreach(t mpi_run_np2 mpi_run_np4)
+  foreach(t mpi_run_np2 mpi_run_np4 mpi_run_single)
     set_tests_properties(${t} PROPERTIES ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
   endforeach()
   set_tests_properties(mpi_run_np4_delayed PROPERTIES ENVIRONMENT

@@ -89,6 +89,16 @@ static inline uint64_t test_scaled(uint64_t n, uint64_t minimum)
     return v < minimum ? minimum : v;
 }
 
+/* A hang guard inside a test: base seconds (sized for the plain build on an idle machine) times
+ * WS_TEST_TIMEOUT_SCALE, which ctest sets to the factor it applied to the test's own TIMEOUT
+ * (the top CMakeLists.txt, "test time limits"), so that both guards grow together. */
+static inline double test_hang_seconds(double base)
+{
+    const char *env = getenv("WS_TEST_TIMEOUT_SCALE");
+    double scale = env != NULL ? atof(env) : 0;
+    return base * (scale > 0 ? scale : 1);
+}
+
 /* A seed from WS_TEST_SEED, else from the clock; always printed so a failure can be replayed. */
 static inline uint64_t test_seed(const char *test)
 {

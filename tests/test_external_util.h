@@ -24,7 +24,7 @@
 /* A wait for another thread that lasts longer than this is reported as a hang (with what was
  * awaited), before ctest's TIMEOUT would kill the test without a word. Not a performance bound:
  * every wait below is for something that must happen eventually. */
-#define EXT_HANG_SECONDS 120.0
+#define EXT_HANG_SECONDS test_hang_seconds(120.0)
 
 static inline double ext_now(void)
 {

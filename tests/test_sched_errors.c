@@ -75,6 +75,49 @@ static void case_max_workers(void)
     ASSERT_EQ(sched_wait_thread_count(threads), threads);
 }
 
+/* ---- config_reasons ---------------------------------------------------------------------- */
+
+/* Each rejected config: the field set, and the line ws_pool_create must print for it. */
+typedef struct config_reason {
+    ws_config cfg;
+    const char *line;
+} config_reason;
+
+static const config_reason config_reasons[] = {
+    {{.workers = 100000}, "worksteal: ws_pool_create: EINVAL: workers = 100000 (expected 0"},
+    {{.stack_size = 1000}, "worksteal: ws_pool_create: EINVAL: stack_size = 1000 (expected 0"},
+    {{.max_spares = WS_MAX_SPARES + 1}, "worksteal: ws_pool_create: EINVAL: max_spares = 4097"},
+    {{.workers = 2, .pin = "sideways"}, "worksteal: ws_pool_create: EINVAL: pin = \"sideways\""},
+    {{.workers = 2, .pin = "0-99999"}, "worksteal: ws_pool_create: EINVAL: pin = \"0-99999\""},
+};
+#define CONFIG_REASONS (sizeof config_reasons / sizeof config_reasons[0])
+
+static void config_reason_child(void *p)
+{
+    const config_reason *r = p;
+    ws_pool *out = SENTINEL;
+    int err = ws_pool_create(&out, &r->cfg);
+    printf("err %d untouched %d\n", err, out == SENTINEL);
+}
+
+/* An EINVAL from a bad config field prints one stderr line naming the field and its value. */
+static void case_config_reasons(void)
+{
+    for (size_t i = 0; i < CONFIG_REASONS; i++) {
+        sched_child ch;
+        sched_run_child(&ch, config_reason_child, (void *)&config_reasons[i]);
+        sched_expect_clean_exit(&ch, config_reasons[i].line);
+        int err = 0, untouched = 0;
+        ASSERT_EQ(sscanf(ch.out, "err %d untouched %d", &err, &untouched), 2);
+        ASSERT_EQ(err, EINVAL);
+        ASSERT(untouched);
+        printf("stderr: %s", ch.err);
+        if (sched_count_lines(ch.err) != 1 || strstr(ch.err, config_reasons[i].line) != ch.err)
+            WS_TEST_FAIL("expected one line starting \"%s\", got:\n%s", config_reasons[i].line,
+                         ch.err);
+    }
+}
+
 /* ---- env_workers ------------------------------------------------------------------------- */
 
 typedef struct env_case {
@@ -414,6 +457,23 @@ static void spawn_twice(void *p)
     ws_sync(&t1);
 }
 
+static void *sync_elsewhere(void *task)
+{
+    ws_sync(task);
+    return NULL;
+}
+
+/* A ws_sync on another thread than the ws_spawn's. */
+static void sync_other_thread(void *p)
+{
+    (void)p;
+    ws_task t;
+    ws_spawn(&t, nothing, NULL);
+    pthread_t th;
+    ASSERT_OK(pthread_create(&th, NULL, sync_elsewhere, &t));
+    ASSERT_OK(pthread_join(th, NULL));
+}
+
 /* A ws_sync of a record that was never spawned (zeroed, as a frame's initializer leaves it). */
 static void sync_unspawned(void *p)
 {
@@ -502,6 +562,8 @@ int main(int argc, char **argv)
     const char *c = argv[1];
     if (strcmp(c, "max_workers") == 0) {
         case_max_workers();
+    } else if (strcmp(c, "config_reasons") == 0) {
+        case_config_reasons();
     } else if (strcmp(c, "env_workers") == 0) {
         case_env_workers();
     } else if (strcmp(c, "env_stack") == 0) {
@@ -513,6 +575,8 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "abort_sync_order") == 0) {
         const violation v[] = {
             {"ws_sync out of reverse spawn order", "ws_sync", sync_out_of_order, 1},
+            {"ws_sync out of reverse spawn order", "reverse spawn order", sync_out_of_order, 0},
+            {"ws_sync on another thread", "this thread did not spawn", sync_other_thread, 0},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_sync_twice") == 0) {

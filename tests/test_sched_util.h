@@ -153,7 +153,7 @@ typedef struct sched_child {
 /* Forks, runs fn(arg) in the child with stdout and stderr sent to pipes, then _exit(0) (so no
  * atexit handler of the parent's runtime runs twice). Call only while the process has a
  * single thread: the child of a multi-threaded fork may not start threads. A child that hangs
- * is killed by SIGALRM after a minute, which the caller sees in the status. */
+ * is killed by SIGALRM after test_hang_seconds(60), which the caller sees in the status. */
 static inline void sched_run_child(sched_child *c, void (*fn)(void *), void *arg)
 {
     int out[2], err[2];
@@ -170,7 +170,7 @@ static inline void sched_run_child(sched_child *c, void (*fn)(void *), void *arg
             _exit(99);
         close(out[1]);
         close(err[1]);
-        alarm(60);
+        alarm((unsigned)test_hang_seconds(60));
         fn(arg);
         fflush(stdout);
         fflush(stderr);

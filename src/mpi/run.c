@@ -214,15 +214,27 @@ static int check_call(const ws_mpi_work *work, const void *result)
 }
 
 /* The calling thread may make MPI calls while workers run, and is not a worker (the progress
- * loop would hold it). If not, the call fails at once, without communicating. */
+ * loop would hold it). If not, the call fails at once, without communicating, and says why on
+ * one stderr line. */
 static bool thread_may_run(void)
 {
+    const char *why = NULL;
+    int level = MPI_THREAD_SINGLE, is_main = 0;
+    if (ws_worker_id() < 0) {
+        MPI_Query_thread(&level);
+        MPI_Is_thread_main(&is_main);
+    }
     if (ws_worker_id() >= 0)
-        return false;
-    int level, is_main;
-    MPI_Query_thread(&level);
-    MPI_Is_thread_main(&is_main);
-    return level >= MPI_THREAD_SERIALIZED || (level == MPI_THREAD_FUNNELED && is_main);
+        why = "called from a worksteal worker (call it from a thread outside the pool)";
+    else if (level == MPI_THREAD_SINGLE)
+        why = "MPI runs at MPI_THREAD_SINGLE (a plain MPI_Init): initialize it with "
+              "MPI_Init_thread and MPI_THREAD_FUNNELED or above";
+    else if (level == MPI_THREAD_FUNNELED && !is_main)
+        why = "MPI runs at MPI_THREAD_FUNNELED and this is not its main thread (call it from "
+              "the thread that initialized MPI, or ask for MPI_THREAD_SERIALIZED)";
+    if (why != NULL)
+        fprintf(stderr, "worksteal_mpi: ws_mpi_run: EINVAL: %s\n", why);
+    return why == NULL;
 }
 
 static void rank_free(ws__mpi_rank *rank)
