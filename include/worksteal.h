@@ -47,8 +47,8 @@ typedef struct ws_pool ws_pool; /* opaque */
 
 /* Every field: zero means "default". */
 typedef struct ws_config {
-    unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the online CPUs;
-                          at most WS_MAX_WORKERS */
+    unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the CPUs of the affinity
+                          mask, capped by the cgroup CPU quota; at most WS_MAX_WORKERS */
     size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
     unsigned max_spares; /* spare workers that may run while tasks block (ws_block_begin) or waits
                             cannot go on; 0: WS_DEFAULT_SPARES; at most WS_MAX_SPARES */

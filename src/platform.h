@@ -1,8 +1,8 @@
 /* platform.h: the operating-system surface, implemented in platform.c.
  *
- * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count, a
- * monotonic clock, and allocation (with test hooks that make the Nth allocation or thread
- * creation fail, so that error paths are tested).
+ * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count and the
+ * cgroup CPU quota, a monotonic clock, and allocation (with test hooks that make the Nth allocation
+ * or thread creation fail, so that error paths are tested).
  * `#ifdef __linux__` appears in platform.c only.
  */
 #ifndef WS_PLATFORM_H
@@ -46,6 +46,16 @@ int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void
 void ws__thread_join(ws__thread t);
 void ws__thread_yield(void);
 unsigned ws__cpu_count(void);
+/* Any thread. The CPUs this process can use, at least 1: the CPUs of its affinity mask
+ * (ws__process_cpus), or fewer when its cgroup's CPU quota is smaller (ws__cgroup_cpu_limit). */
+unsigned ws__available_cpus(void);
+/* Any thread. The smallest CPU quota (cgroup v2 cpu.max, or v1 cpu.cfs_quota_us over
+ * cpu.cfs_period_us) on the path from the process's cpu cgroup up to its mount, rounded up to
+ * whole CPUs; 0 when no level sets one or the cgroup cannot be found. proc_self is the directory
+ * holding the process's `cgroup` and `mountinfo` files and root is put in front of every mount
+ * point: "/proc/self" and "" for this process, a fake tree in tests. A file that is missing or
+ * malformed sets no limit at its level. */
+unsigned ws__cgroup_cpu_limit(const char *proc_self, const char *root);
 
 /* ---- CPU sets and placement ---- */
 /* A set of OS CPU numbers below WS_CPUSET_MAX (the size of glibc's cpu_set_t; CPUs above it are
