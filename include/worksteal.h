@@ -575,6 +575,14 @@ typedef struct ws_profile {
     /* The profiler's own time per strand (its clock reads and accounting), measured when the
      * process first profiles; strands not much longer than this are measured coarsely. */
     double overhead_per_strand_s;
+    /* Stalls: time the machine took from a CPU without switching its thread out (interrupts;
+     * on a virtual machine, the host), charged to whatever strand ran. A strand far longer
+     * than the recent strands of the same place in the program is taken as stalled, and counts
+     * as their median in the stall-free figures (docs/profiling.md). */
+    double stall_free_work_s;      /* work_s with each stalled strand's excess taken off */
+    double stall_free_span_s;      /* span_s likewise: the longest path, strands stall-free */
+    double stall_free_parallelism; /* stall_free_work_s / stall_free_span_s */
+    uint64_t stalls;               /* strands found stalled */
 } ws_profile;
 
 /* ws_pool_run with work/span measurement of the fork-join computation fn(arg) (ws_join,

@@ -1,1 +1,4 @@
 ws_add_test(test_profile SOURCES test_profile.c TIMEOUT 300 LABELS profile)
+# The same shapes on a deterministic clock: work and span exact to the nanosecond, and a stall
+# found (tests/test_profile_exact.c).
+ws_add_test(test_profile_exact SOURCES test_profile_exact.c TIMEOUT 300 LABELS profile)
