@@ -583,6 +583,9 @@ typedef struct ws_profile {
     double stall_free_span_s;      /* span_s likewise: the longest path, strands stall-free */
     double stall_free_parallelism; /* stall_free_work_s / stall_free_span_s */
     uint64_t stalls;               /* strands found stalled */
+    /* 1: the stall-free figures come from the thread's user-mode CPU cycles
+     * (WS_PROFILE_CYCLES=1 on a machine with a PMU), 0: from the detector above. */
+    unsigned stall_clock;
 } ws_profile;
 
 /* ws_pool_run with work/span measurement of the fork-join computation fn(arg) (ws_join,

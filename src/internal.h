@@ -218,6 +218,9 @@ void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen);
 /* Calibrates the strand clock once per process; returns the instrumentation's own time per
  * strand, ns. */
 double ws__prof_calibrate(void);
+/* After calibration: true if strands' stall-free lengths come from user-mode cycles
+ * (WS_PROFILE_CYCLES=1 on a machine that counts them), false if from the stall detector. */
+bool ws__prof_uses_cycles(void);
 /* Tests only: strands read now() instead of the tick counter, as nanoseconds with nothing
  * taken off (no calibration, no preemption check); NULL restores the counter. Set
  * it while no profile runs: the next profile's root injection publishes it to the workers. */

@@ -22,6 +22,7 @@
 #endif
 #ifdef __linux__
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <sys/syscall.h>
 #endif
 
@@ -458,6 +459,34 @@ uint64_t ws__thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int ws__user_cycles_open(void)
+{
+#if defined(__linux__) && defined(SYS_perf_event_open)
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = PERF_COUNT_HW_CPU_CYCLES;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return fd >= 0 ? (int)fd : -errno;
+#else
+    return -ENOSYS;
+#endif
+}
+
+uint64_t ws__user_cycles_read(int fd)
+{
+    uint64_t count;
+    return read(fd, &count, sizeof count) == (ssize_t)sizeof count ? count : UINT64_MAX;
+}
+
+void ws__user_cycles_close(int fd)
+{
+    close(fd);
 }
 
 uint64_t ws__thread_switches(void)

@@ -136,6 +136,14 @@ static inline uint64_t ws__ticks(void)
     return ws__now_ns();
 }
 
+/* A counter of the calling thread's CPU cycles in user mode (no kernel, no hypervisor time:
+ * interrupts and a host's stalls do not count), for the profiler's WS_PROFILE_CYCLES=1: a file
+ * descriptor, or -errno where the machine has none (no PMU, as in most virtual machines, or
+ * perf_event_paranoid forbids it). Read returns the count, UINT64_MAX if the read failed. */
+int ws__user_cycles_open(void);
+uint64_t ws__user_cycles_read(int fd);
+void ws__user_cycles_close(int fd);
+
 /* Context switches of the calling thread so far (voluntary or not; a system call), or
  * WS_SWITCHES_UNKNOWN where the system does not count them per thread. */
 uint64_t ws__thread_switches(void);

@@ -50,6 +50,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +60,9 @@ typedef struct ws__frame {
     uint64_t stalled;              /* strands found stalled, its children's included */
     uint64_t strands;              /* strands measured in this instance, its children's included */
     ws_fn fn;                      /* the function this instance runs; NULL: calibrate's frame */
-    unsigned own_strands;          /* strands of this instance alone, so far */
-    uint64_t strand_start;         /* ws__ticks() at the start of the current strand */
+    uint64_t cycles_start; /* the thread's user-mode cycles at the strand's start (cycles mode) */
+    unsigned own_strands;  /* strands of this instance alone, so far */
+    uint64_t strand_start; /* ws__ticks() at the start of the current strand */
 } ws__frame;
 
 /* The frame of the function instance running on this thread, NULL when not profiling. */
@@ -74,6 +76,8 @@ typedef struct strand_clock {
     uint64_t long_ticks;  /* a strand or gap longer than this is checked for time off the CPU */
     double overhead_ns;   /* the instrumentation's own time per strand */
     uint64_t stall_ticks; /* STALL_MIN_NS in ticks */
+    bool cycles;          /* WS_PROFILE_CYCLES=1 and the machine counts user-mode cycles */
+    double ns_per_cycle;  /* then: calibrated against the tick counter */
 } strand_clock;
 static strand_clock clk = {.ns_per_tick = 1.0, .long_ticks = UINT64_MAX, .stall_ticks = UINT64_MAX};
 static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
@@ -218,6 +222,73 @@ static uint64_t stall_free_ticks(uintptr_t key, uint64_t d, uint64_t min_ticks)
     return free_d;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* User-mode cycles (WS_PROFILE_CYCLES=1)                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Where the machine has a PMU, its count of the thread's user-mode cycles leaves out
+ * interrupts and the host's stalls: with WS_PROFILE_CYCLES=1, each strand's stall-free length
+ * is its user-mode cycles, converted at the rate calibrated once against the tick counter
+ * (which assumes the core's clock steady over the run), and the detector above is not used.
+ * Each read is a system call (hundreds of ns), spent in the kernel, so it lengthens the raw
+ * figures but not the stall-free ones. A thread whose counter cannot be opened uses the
+ * detector; where the first one cannot (this virtual machine: ENOENT), one line on stderr
+ * says so and the mode stays off. */
+enum { CYCLES_UNTRIED, CYCLES_OPEN, CYCLES_NONE };
+static _Thread_local int cycles_state, cycles_fd;
+static pthread_key_t cycles_key; /* closes a thread's counter when it exits */
+
+static void close_cycles(void *fd_plus_one)
+{
+    ws__user_cycles_close((int)(intptr_t)fd_plus_one - 1);
+}
+
+/* This thread's counter, opened on first use; false if it has none. */
+static bool thread_cycles(void)
+{
+    if (WS_UNLIKELY(cycles_state == CYCLES_UNTRIED)) {
+        cycles_fd = ws__user_cycles_open();
+        cycles_state = cycles_fd >= 0 ? CYCLES_OPEN : CYCLES_NONE;
+        if (cycles_fd >= 0 &&
+            pthread_setspecific(cycles_key, (void *)(intptr_t)(cycles_fd + 1)) != 0) {
+            ws__user_cycles_close(cycles_fd);
+            cycles_state = CYCLES_NONE;
+        }
+    }
+    return cycles_state == CYCLES_OPEN;
+}
+
+static void calibrate_cycles(void)
+{
+    const char *env = getenv("WS_PROFILE_CYCLES");
+    if (env == NULL || strcmp(env, "1") != 0)
+        return;
+    int fd = ws__user_cycles_open();
+    if (fd < 0) {
+        fprintf(stderr,
+                "worksteal: WS_PROFILE_CYCLES=1: no user-mode cycle counter here (%s); stalls "
+                "are estimated from strand lengths\n",
+                strerror(-fd));
+        return;
+    }
+    uint64_t c0 = ws__user_cycles_read(fd), t0 = ws__ticks(), t1;
+    do { /* 2 ms of user-mode work */
+        t1 = ws__ticks();
+    } while ((double)(t1 - t0) * clk.ns_per_tick < 2e6);
+    uint64_t c1 = ws__user_cycles_read(fd);
+    ws__user_cycles_close(fd);
+    if (c0 == UINT64_MAX || c1 == UINT64_MAX || c1 <= c0 ||
+        pthread_key_create(&cycles_key, close_cycles) != 0)
+        return;
+    clk.ns_per_cycle = (double)(t1 - t0) * clk.ns_per_tick / (double)(c1 - c0);
+    clk.cycles = true;
+}
+
+bool ws__prof_uses_cycles(void)
+{
+    return clk.cycles;
+}
+
 /* Reads the CPU-time clock and the switch count, and notes them with the tick counter; returns
  * the counter after. */
 static uint64_t resync(void)
@@ -280,10 +351,16 @@ static void close_strand_ticks(ws__frame *f, bool at_return)
 {
     uint64_t d = strand_ticks(f->strand_start, ws__ticks());
     d = d > clk.residual ? d - clk.residual : 0;
+    uint64_t ns = (uint64_t)((double)d * clk.ns_per_tick);
+    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+        uint64_t c = ws__user_cycles_read(cycles_fd);
+        uint64_t free_ns = (uint64_t)((double)(c - f->cycles_start) * clk.ns_per_cycle);
+        add_strand(f, ns, c != UINT64_MAX && c > f->cycles_start && free_ns < ns ? free_ns : ns);
+        return;
+    }
     uint64_t free_d =
         f->fn != NULL ? stall_free_ticks(place_key(f, at_return), d, clk.stall_ticks) : d;
-    add_strand(f, (uint64_t)((double)d * clk.ns_per_tick),
-               (uint64_t)((double)free_d * clk.ns_per_tick));
+    add_strand(f, ns, (uint64_t)((double)free_d * clk.ns_per_tick));
 }
 
 static void close_strand(ws__frame *f, bool at_return)
@@ -305,6 +382,10 @@ static void open_strand_ticks(ws__frame *f)
     if (now - tclk.last > clk.long_ticks)
         now = resync();
     tclk.last = now;
+    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+        f->cycles_start = ws__user_cycles_read(cycles_fd);
+        now = ws__ticks(); /* the read's system call is before the strand */
+    }
     f->strand_start = now;
 }
 
@@ -373,6 +454,7 @@ static void calibrate(void)
     clk.ns_per_tick = ws__ticks_ns_per_tick();
     clk.long_ticks = (uint64_t)(LONG_INTERVAL_NS / clk.ns_per_tick);
     clk.stall_ticks = (uint64_t)(STALL_MIN_NS / clk.ns_per_tick);
+    calibrate_cycles();
     ws__frame f = {0};
     for (int i = 0; i < SAMPLES; i++) {
         uint64_t t = ws__ticks();
