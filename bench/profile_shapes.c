@@ -56,7 +56,7 @@ typedef struct shape {
 
 static void chain_span(const ws_profile *p, double *low, double *high)
 {
-    *low = *high = p->work_s; /* the empty siblings are a few ns each */
+    *low = *high = p->stall_free_work_s; /* the empty siblings are a few ns each */
 }
 
 static void tree_span(const ws_profile *p, double *low, double *high)
@@ -78,8 +78,8 @@ static void fib_span(const ws_profile *p, double *low, double *high)
 {
     double par_low, par_high;
     shape_fib_parallelism(FIB_N, &par_low, &par_high);
-    *low = p->work_s / par_high;
-    *high = p->work_s / par_low;
+    *low = p->stall_free_work_s / par_high;
+    *high = p->stall_free_work_s / par_low;
 }
 
 static int compare_double(const void *a, const void *b)
@@ -109,12 +109,16 @@ static bool run_shape(const shape *s, unsigned workers, int reps)
         return false;
     double *span = calloc((size_t)reps, sizeof *span), *par = calloc((size_t)reps, sizeof *par);
     double *low = calloc((size_t)reps, sizeof *low), *high = calloc((size_t)reps, sizeof *high);
-    bool ok = span != NULL && par != NULL && low != NULL && high != NULL;
+    double *free_span = calloc((size_t)reps, sizeof *free_span);
+    bool ok = span != NULL && par != NULL && low != NULL && high != NULL && free_span != NULL;
     ws_profile p = {0};
+    uint64_t stalls = 0;
     for (int i = 0; ok && i < reps; i++) {
         ok = ws_pool_profile(pool, s->fn, s->arg, &p) == 0;
         span[i] = p.span_s;
         par[i] = p.parallelism;
+        free_span[i] = p.stall_free_span_s;
+        stalls += p.stalls;
         s->expected_span(&p, &low[i], &high[i]);
     }
     ws_pool_destroy(pool);
@@ -123,16 +127,23 @@ static bool run_shape(const shape *s, unsigned workers, int reps)
         qsort(par, (size_t)reps, sizeof *par, compare_double);
         qsort(low, (size_t)reps, sizeof *low, compare_double);
         qsort(high, (size_t)reps, sizeof *high, compare_double);
+        qsort(free_span, (size_t)reps, sizeof *free_span, compare_double);
         double m = span[reps / 2], lo = low[reps / 2], hi = high[reps / 2];
-        bool pass = m >= lo * 0.8 && m <= hi * 1.2;
-        printf("%-6s %u  span %9.2f us [%9.2f .. %9.2f]  expected %9.2f", s->name, workers, m * 1e6,
-               span[0] * 1e6, span[reps - 1] * 1e6, lo * 1e6);
+        double fm = free_span[reps / 2];
+        bool pass = m >= lo * 0.8 && m <= hi * 1.2, free_pass = fm >= lo * 0.8 && fm <= hi * 1.2;
+        printf("%-6s %u  span %9.2f us [%9.2f .. %9.2f] %s  stall-free %9.2f us [%9.2f .. %9.2f] "
+               "%s  expected %9.2f",
+               s->name, workers, m * 1e6, span[0] * 1e6, span[reps - 1] * 1e6,
+               pass ? "PASS" : "MISS", fm * 1e6, free_span[0] * 1e6, free_span[reps - 1] * 1e6,
+               free_pass ? "PASS" : "MISS", lo * 1e6);
         if (hi > lo)
             printf("..%.2f", hi * 1e6);
-        printf(" us  parallelism %8.2f [%8.2f .. %8.2f]  overhead %3.0f ns/strand  %s\n",
-               par[reps / 2], par[0], par[reps - 1], p.overhead_per_strand_s * 1e9,
-               pass ? "PASS" : "MISS");
+        printf(" us  parallelism %8.2f [%8.2f .. %8.2f]  stalls %5.1f/run  overhead %3.0f "
+               "ns/strand\n",
+               par[reps / 2], par[0], par[reps - 1], (double)stalls / reps,
+               p.overhead_per_strand_s * 1e9);
     }
+    free(free_span);
     free(span);
     free(par);
     free(low);

@@ -47,8 +47,8 @@ typedef struct ws_pool ws_pool; /* opaque */
 
 /* Every field: zero means "default". */
 typedef struct ws_config {
-    unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the online CPUs;
-                          at most WS_MAX_WORKERS */
+    unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the CPUs of the affinity
+                          mask, capped by the cgroup CPU quota; at most WS_MAX_WORKERS */
     size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
     unsigned max_spares; /* spare workers that may run while tasks block (ws_block_begin) or waits
                             cannot go on; 0: WS_DEFAULT_SPARES; at most WS_MAX_SPARES, or
@@ -624,6 +624,17 @@ typedef struct ws_profile {
     /* The profiler's own time per strand (its clock reads and accounting), measured when the
      * process first profiles; strands not much longer than this are measured coarsely. */
     double overhead_per_strand_s;
+    /* Stalls: time the machine took from a CPU without switching its thread out (interrupts;
+     * on a virtual machine, the host), charged to whatever strand ran. A strand far longer
+     * than the recent strands of the same place in the program is taken as stalled, and counts
+     * as their median in the stall-free figures (docs/profiling.md). */
+    double stall_free_work_s;      /* work_s with each stalled strand's excess taken off */
+    double stall_free_span_s;      /* span_s likewise: the longest path, strands stall-free */
+    double stall_free_parallelism; /* stall_free_work_s / stall_free_span_s */
+    uint64_t stalls;               /* strands found stalled */
+    /* 1: the stall-free figures come from the thread's user-mode CPU cycles
+     * (WS_PROFILE_CYCLES=1 on a machine with a PMU), 0: from the detector above. */
+    unsigned stall_clock;
 } ws_profile;
 
 /* ws_pool_run with work/span measurement of the fork-join computation fn(arg) (ws_join,

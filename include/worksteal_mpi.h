@@ -69,12 +69,16 @@ typedef struct ws_mpi_config {
                                 shared one at a time (default 16) */
     unsigned steal_max;      /* most records one steal reply carries (default 1024) */
     unsigned poll_min_us;    /* the progress thread's shortest sleep between polls (default 20) */
-    unsigned poll_max_us;    /* its longest, reached by doubling while nothing happens; also the
-                                longest back-off between failed steal requests (default 250) */
+    unsigned poll_max_us;    /* its longest while the rank has work or waits for an answer,
+                                reached by doubling while nothing happens (default 250) */
     unsigned delay_max_us;   /* testing: hold every message back a random time in
                                 [0, delay_max_us] before it is sent, which reorders messages
                                 between two ranks (default 0, or $WS_MPI_DELAY_US) */
     unsigned long long seed; /* of the victim choice; the rank number is mixed in (default 1) */
+    unsigned idle_max_us;    /* after 64 failed steal requests in a row, the longest back-off
+                                before the next (doubling from poll_max_us) and the longest sleep
+                                between polls of the rank without work; before, both are at
+                                most poll_max_us (default 50000; at least poll_max_us) */
 } ws_mpi_config;
 
 /* One rank's counters for one run. */

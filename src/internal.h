@@ -210,11 +210,14 @@ WS_SAME_FIELD_(ws__spawn, bottom, struct ws__spawn_rec, bottom);
 /* Where a child's measured totals go (on the parent's stack for joins, on the heap for spawns):
  * written by the thread that runs the child before the task completes. */
 typedef struct ws__prof_slot {
-    uint64_t work, span, bspan; /* the child's totals, ns */
+    uint64_t work, span, bspan;    /* the child's totals, ns */
+    uint64_t free_work, free_span; /* the same without the stalls seen inside its strands, ns */
+    uint64_t stalled;              /* its strands that lost time to a stall */
     /* The steal cost, if stolen: the thief's attempt began at steal_ns, the child started at
      * start_ns. */
     uint64_t steal_ns, start_ns;
     uint64_t spawn_span, spawn_bspan; /* ws_spawn: the parent's span at the spawn point */
+    uint64_t spawn_free_span;         /* and its stall-free span */
     uint64_t strands;                 /* the strands measured in the child */
 } ws__prof_slot;
 
@@ -233,6 +236,14 @@ void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen);
 /* Calibrates the strand clock once per process; returns the instrumentation's own time per
  * strand, ns. */
 double ws__prof_calibrate(void);
+/* After calibration: true if strands' stall-free lengths come from user-mode cycles
+ * (WS_PROFILE_CYCLES=1 on a machine that counts them), false if from the stall detector. */
+bool ws__prof_uses_cycles(void);
+/* Tests only: strands read now() instead of the tick counter, as nanoseconds with nothing
+ * taken off (no calibration, no preemption check); NULL restores the counter. Set
+ * it while no profile runs: the next profile's root injection publishes it to the workers. */
+typedef uint64_t (*ws__prof_clock_fn)(void);
+void ws__prof_set_test_clock(ws__prof_clock_fn now);
 /* Worker w is about to try a steal: note the time if the pool is being profiled. */
 static inline void ws__prof_note_steal(struct ws__worker *w);
 /* A stolen child's slot: the time the thief began the successful steal, and now, when it

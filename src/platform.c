@@ -7,6 +7,7 @@
 #include "atomics.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #endif
 #ifdef __linux__
 #include <linux/futex.h>
+#include <linux/perf_event.h>
 #include <sys/syscall.h>
 #endif
 
@@ -219,6 +221,229 @@ unsigned ws__cpu_count(void)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* CPU quota                                                                                 */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A container limited to 1.5 CPUs on a 64-CPU host still sees 64 CPUs online and in its
+ * affinity mask; only its cgroup says how much CPU time it gets. As Go (1.25) and Rust's
+ * available_parallelism do, the quota is found by: (1) the process's cgroup path, from
+ * /proc/self/cgroup: the v1 line whose controllers include "cpu", else the v2 line "0::";
+ * (2) where that hierarchy is mounted, from /proc/self/mountinfo (fstype "cgroup" with the cpu
+ * option, or "cgroup2"); (3) the quota of every directory from the cgroup up to the mount, of
+ * which the smallest binds, because a parent's limit caps all its children together. */
+
+#ifdef __linux__
+
+/* A CPU limit as quota over period, both positive; quota 0 means none. */
+typedef struct cpu_limit {
+    unsigned long long quota, period;
+} cpu_limit;
+
+/* Opens dir/name for reading; NULL if it cannot. */
+static FILE *open_in(const char *dir, const char *name)
+{
+    char path[8192];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return NULL;
+    return fopen(path, "re");
+}
+
+/* Reads the first line of dir/name into buf; false if missing or empty. */
+static bool read_first_line(const char *dir, const char *name, char *buf, size_t size)
+{
+    FILE *f = open_in(dir, name);
+    if (f == NULL)
+        return false;
+    bool ok = fgets(buf, (int)size, f) != NULL;
+    fclose(f);
+    if (ok)
+        buf[strcspn(buf, "\n")] = '\0';
+    return ok && buf[0] != '\0';
+}
+
+/* Parses a whole positive decimal number; false on anything else. */
+static bool parse_positive(const char *s, unsigned long long *out)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v == 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The limit set in one cgroup directory: v2's cpu.max ("max 100000" or "150000 100000"), v1's
+ * cpu.cfs_quota_us (-1: none) over cpu.cfs_period_us. */
+static cpu_limit dir_limit(const char *dir, bool v2)
+{
+    cpu_limit none = {0, 0}, l;
+    char line[128], period[64];
+    if (v2) {
+        char *space;
+        if (!read_first_line(dir, "cpu.max", line, sizeof line) ||
+            (space = strchr(line, ' ')) == NULL)
+            return none;
+        *space = '\0';
+        if (!parse_positive(line, &l.quota) || !parse_positive(space + 1, &l.period))
+            return none; /* "max", or malformed */
+        return l;
+    }
+    if (!read_first_line(dir, "cpu.cfs_quota_us", line, sizeof line) ||
+        !read_first_line(dir, "cpu.cfs_period_us", period, sizeof period) ||
+        !parse_positive(line, &l.quota) || !parse_positive(period, &l.period))
+        return none;
+    return l;
+}
+
+/* True if comma-separated list has the item word. */
+static bool list_has(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list;; p++) {
+        if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+            return true;
+        p = strchr(p, ',');
+        if (p == NULL)
+            return false;
+    }
+}
+
+/* From the process's cgroup file: the path in the v1 cpu hierarchy (*v2 false) or else in the
+ * v2 one (*v2 true). False if neither is listed. */
+static bool find_cgroup_path(const char *proc_self, char *path, size_t size, bool *v2)
+{
+    char line[4096];
+    FILE *f = open_in(proc_self, "cgroup");
+    if (f == NULL)
+        return false;
+    bool found_v1 = false, found_v2 = false;
+    while (!found_v1 && fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        /* "hierarchy-id:controllers:path"; the path may itself hold colons */
+        char *c1 = strchr(line, ':'), *c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
+        if (c2 == NULL || c2[1] != '/')
+            continue;
+        *c2 = '\0';
+        bool is_v2 = strcmp(line, "0:") == 0 && c1 + 1 == c2;
+        if (is_v2 ? found_v2 : !list_has(c1 + 1, "cpu"))
+            continue;
+        if ((size_t)snprintf(path, size, "%s", c2 + 1) >= size)
+            continue;
+        found_v1 = !is_v2;
+        found_v2 = found_v2 || is_v2;
+    }
+    fclose(f);
+    *v2 = !found_v1;
+    return found_v1 || found_v2;
+}
+
+/* From mountinfo, the mount point and mount root of the v1 cpu hierarchy or the v2 one. */
+static bool find_mount(const char *proc_self, bool v2, char *point, char *mroot, size_t size)
+{
+    char line[8192];
+    FILE *f = open_in(proc_self, "mountinfo");
+    if (f == NULL)
+        return false;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        /* "id parent major:minor root point options [optional...] - fstype source super" */
+        char *save = NULL, *field[6], *tok = strtok_r(line, " \n", &save);
+        int n = 0;
+        for (; tok != NULL && n < 6; tok = strtok_r(NULL, " \n", &save))
+            field[n++] = tok;
+        while (tok != NULL && strcmp(tok, "-") != 0)
+            tok = strtok_r(NULL, " \n", &save);
+        char *fstype = strtok_r(NULL, " \n", &save), *source = strtok_r(NULL, " \n", &save);
+        char *super = strtok_r(NULL, " \n", &save);
+        if (n < 6 || fstype == NULL || source == NULL || super == NULL)
+            continue;
+        found = v2 ? strcmp(fstype, "cgroup2") == 0
+                   : strcmp(fstype, "cgroup") == 0 && list_has(super, "cpu");
+        found = found && (size_t)snprintf(mroot, size, "%s", field[3]) < size &&
+                (size_t)snprintf(point, size, "%s", field[4]) < size;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The part of cgroup path that lies below the mount's root, or NULL when the mount does not
+ * show it (a mount of another subtree, as in a container without its own cgroup namespace). */
+static const char *below_mount_root(const char *path, const char *mroot)
+{
+    if (strcmp(mroot, "/") == 0)
+        return path;
+    size_t n = strlen(mroot);
+    if (strncmp(path, mroot, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+        return NULL;
+    return path + n;
+}
+
+/* True if limit a is below limit b (no limit is above every limit). */
+static bool limit_below(cpu_limit a, cpu_limit b)
+{
+    if (a.quota == 0)
+        return false;
+    return b.quota == 0 || (double)a.quota / (double)a.period < (double)b.quota / (double)b.period;
+}
+
+unsigned ws__cgroup_cpu_limit(const char *proc_self, const char *root)
+{
+    char cgpath[4096], point[4096], mroot[4096], dir[8192];
+    bool v2;
+    if (!find_cgroup_path(proc_self, cgpath, sizeof cgpath, &v2) ||
+        !find_mount(proc_self, v2, point, mroot, sizeof point))
+        return 0;
+    const char *rel = below_mount_root(cgpath, mroot);
+    if (rel == NULL)
+        return 0;
+    int top = snprintf(dir, sizeof dir, "%s%s", root, point);
+    if (top < 0 || (size_t)top + strlen(rel) >= sizeof dir)
+        return 0;
+    snprintf(dir + top, sizeof dir - (size_t)top, "%s", strcmp(rel, "/") == 0 ? "" : rel);
+    cpu_limit best = {0, 0};
+    for (;;) {
+        cpu_limit here = dir_limit(dir, v2);
+        if (limit_below(here, best))
+            best = here;
+        char *slash = strrchr(dir + top, '/');
+        if (slash == NULL)
+            break; /* the mount point itself has been read */
+        *slash = '\0';
+    }
+    if (best.quota == 0)
+        return 0;
+    unsigned long long cpus = best.quota / best.period + (best.quota % best.period != 0);
+    return cpus < UINT_MAX ? (unsigned)cpus : UINT_MAX;
+}
+
+#else
+
+unsigned ws__cgroup_cpu_limit(const char *proc_self, const char *root)
+{
+    (void)proc_self;
+    (void)root;
+    return 0; /* no cgroups here */
+}
+
+#endif
+
+unsigned ws__available_cpus(void)
+{
+    ws__cpuset cpus;
+    ws__process_cpus(&cpus);
+    unsigned n = 0;
+    for (unsigned cpu = 0; cpu < WS_CPUSET_MAX; cpu++)
+        n += (unsigned)ws__cpuset_has(&cpus, cpu);
+    unsigned quota = ws__cgroup_cpu_limit("/proc/self", "");
+    if (quota != 0 && quota < n)
+        n = quota;
+    return n > 0 ? n : 1u;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* Time                                                                                      */
 /* ---------------------------------------------------------------------------------------- */
 
@@ -234,6 +459,34 @@ uint64_t ws__thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int ws__user_cycles_open(void)
+{
+#if defined(__linux__) && defined(SYS_perf_event_open)
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof attr);
+    attr.size = sizeof attr;
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = PERF_COUNT_HW_CPU_CYCLES;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return fd >= 0 ? (int)fd : -errno;
+#else
+    return -ENOSYS;
+#endif
+}
+
+uint64_t ws__user_cycles_read(int fd)
+{
+    uint64_t count;
+    return read(fd, &count, sizeof count) == (ssize_t)sizeof count ? count : UINT64_MAX;
+}
+
+void ws__user_cycles_close(int fd)
+{
+    close(fd);
 }
 
 uint64_t ws__thread_switches(void)

@@ -1,8 +1,8 @@
 /* platform.h: the operating-system surface, implemented in platform.c.
  *
- * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count, a
- * monotonic clock, and allocation (with test hooks that make the Nth allocation or thread
- * creation fail, so that error paths are tested).
+ * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count and the
+ * cgroup CPU quota, a monotonic clock, and allocation (with test hooks that make the Nth allocation
+ * or thread creation fail, so that error paths are tested).
  * `#ifdef __linux__` appears in platform.c only.
  */
 #ifndef WS_PLATFORM_H
@@ -46,6 +46,16 @@ int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void
 void ws__thread_join(ws__thread t);
 void ws__thread_yield(void);
 unsigned ws__cpu_count(void);
+/* Any thread. The CPUs this process can use, at least 1: the CPUs of its affinity mask
+ * (ws__process_cpus), or fewer when its cgroup's CPU quota is smaller (ws__cgroup_cpu_limit). */
+unsigned ws__available_cpus(void);
+/* Any thread. The smallest CPU quota (cgroup v2 cpu.max, or v1 cpu.cfs_quota_us over
+ * cpu.cfs_period_us) on the path from the process's cpu cgroup up to its mount, rounded up to
+ * whole CPUs; 0 when no level sets one or the cgroup cannot be found. proc_self is the directory
+ * holding the process's `cgroup` and `mountinfo` files and root is put in front of every mount
+ * point: "/proc/self" and "" for this process, a fake tree in tests. A file that is missing or
+ * malformed sets no limit at its level. */
+unsigned ws__cgroup_cpu_limit(const char *proc_self, const char *root);
 
 /* ---- CPU sets and placement ---- */
 /* A set of OS CPU numbers below WS_CPUSET_MAX (the size of glibc's cpu_set_t; CPUs above it are
@@ -125,6 +135,14 @@ static inline uint64_t ws__ticks(void)
 #endif
     return ws__now_ns();
 }
+
+/* A counter of the calling thread's CPU cycles in user mode (no kernel, no hypervisor time:
+ * interrupts and a host's stalls do not count), for the profiler's WS_PROFILE_CYCLES=1: a file
+ * descriptor, or -errno where the machine has none (no PMU, as in most virtual machines, or
+ * perf_event_paranoid forbids it). Read returns the count, UINT64_MAX if the read failed. */
+int ws__user_cycles_open(void);
+uint64_t ws__user_cycles_read(int fd);
+void ws__user_cycles_close(int fd);
 
 /* Context switches of the calling thread so far (voluntary or not; a system call), or
  * WS_SWITCHES_UNKNOWN where the system does not count them per thread. */

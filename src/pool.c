@@ -42,10 +42,11 @@ static void env_ignored(const char *name, const char *value, const char *want)
     fprintf(stderr, "worksteal: ignoring %s=\"%s\" (expected %s)\n", name, value, want);
 }
 
-/* WS_NUM_WORKERS if set and valid, else the online CPUs (capped at WS_MAX_WORKERS). */
+/* WS_NUM_WORKERS if set and valid, else the CPUs the process can use: its affinity mask, capped
+ * by its cgroup's CPU quota (and at WS_MAX_WORKERS). */
 static unsigned default_workers(void)
 {
-    unsigned cpus = ws__cpu_count();
+    unsigned cpus = ws__available_cpus();
     unsigned n = cpus < WS_MAX_WORKERS ? cpus : WS_MAX_WORKERS;
     const char *env = getenv("WS_NUM_WORKERS");
     if (env == NULL || *env == '\0')

@@ -50,12 +50,18 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct ws__frame {
     uint64_t work, span, bspan;
-    uint64_t strands;      /* strands measured in this instance, its children's included */
+    uint64_t free_work, free_span; /* work and span with each stalled strand's stall taken off */
+    uint64_t stalled;              /* strands found stalled, its children's included */
+    uint64_t strands;              /* strands measured in this instance, its children's included */
+    ws_fn fn;                      /* the function this instance runs; NULL: calibrate's frame */
+    uint64_t cycles_start; /* the thread's user-mode cycles at the strand's start (cycles mode) */
+    unsigned own_strands;  /* strands of this instance alone, so far */
     uint64_t strand_start; /* ws__ticks() at the start of the current strand */
 } ws__frame;
 
@@ -66,11 +72,14 @@ static _Thread_local ws__frame *cur_frame WS_TLS_FAST;
  * its own, see WS_CACHE_LINE in platform.h). */
 typedef struct strand_clock {
     alignas(WS_CACHE_LINE) double ns_per_tick;
-    uint64_t residual;   /* ticks an empty strand measures: taken off every strand */
-    uint64_t long_ticks; /* a strand or gap longer than this is checked for time off the CPU */
-    double overhead_ns;  /* the instrumentation's own time per strand */
+    uint64_t residual;    /* ticks an empty strand measures: taken off every strand */
+    uint64_t long_ticks;  /* a strand or gap longer than this is checked for time off the CPU */
+    double overhead_ns;   /* the instrumentation's own time per strand */
+    uint64_t stall_ticks; /* STALL_MIN_NS in ticks */
+    bool cycles;          /* WS_PROFILE_CYCLES=1 and the machine counts user-mode cycles */
+    double ns_per_cycle;  /* then: calibrated against the tick counter */
 } strand_clock;
-static strand_clock clk = {.ns_per_tick = 1.0, .long_ticks = UINT64_MAX};
+static strand_clock clk = {.ns_per_tick = 1.0, .long_ticks = UINT64_MAX, .stall_ticks = UINT64_MAX};
 static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
 
 /* Per thread: the latest strand boundary, and the latest point where the tick counter, the
@@ -90,6 +99,194 @@ enum { LONG_INTERVAL_NS = 5000 };
 static inline uint64_t max_u64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
+}
+
+static uint64_t elapsed(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The test clock                                                                            */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Set by tests only (ws__prof_set_test_clock); read at every strand boundary (a line of its
+ * own, see WS_CACHE_LINE in platform.h). */
+static struct {
+    alignas(WS_CACHE_LINE) _Atomic(ws__prof_clock_fn) now;
+} test_clock;
+
+void ws__prof_set_test_clock(ws__prof_clock_fn now)
+{
+    /* relaxed: set while no profile runs; the next profile's root injection (a release, read
+     * with an acquire by the worker that takes the root, and on by steals) publishes it. */
+    ws_store_relaxed(&test_clock.now, now);
+}
+
+static ws__prof_clock_fn test_clock_fn(void)
+{
+    return ws_load_relaxed(&test_clock.now); /* relaxed: see ws__prof_set_test_clock */
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stalls                                                                                    */
+/* ---------------------------------------------------------------------------------------- */
+
+/* A stall is time the machine takes from a CPU without switching its thread out: interrupts
+ * and, on a virtual machine, the host holding the virtual CPU. It is charged to the thread by
+ * its CPU-time clock and the tick counter alike, and on this guest it is local to one vCPU (of
+ * the gaps over 5 us that a thread spinning on each vCPU saw without being switched out, about
+ * 10% overlapped a gap of the other; docs/profiling.md), so no other thread can see it either.
+ * What is left is the strand's own length: a stall shows as a strand far longer than its like,
+ * the recent strands of the same place in the program on the same thread.
+ *
+ * A place is the function the frame runs, the strand's position in the frame (first, second,
+ * third, the later ones together) and how the strand ended (at a fork or a wait, or at the
+ * function's return), so that the leaves of a recursion and its inner calls are different
+ * places. Of a place's recent strands on this thread (up to STALL_HISTORY, at least
+ * STALL_HISTORY_MIN), take the quartiles q1, q2 (the median) and q3: a strand is stalled when
+ * it exceeds q3 by STALL_MIN_NS and by three times q3 - q1, and its stall-free length is then
+ * q2. Quartiles, so that stalls among the recent strands (up to a quarter of them) move neither
+ * the reference nor the spread; the spread, so that a place whose strands vary by nature (the
+ * fan of children of 50 to 400 us) is left alone, while one whose strands are alike (the
+ * tree's 20 us leaves) has stalls of a few us found. Tried and not kept: a stall when a strand
+ * exceeds the median by half (the fan's 400 us child was one), or the second longest recent
+ * strand by half (stalls were missed when two of the recent strands held one, 15% of the
+ * leaves at this guest's 2,000 stalls a second). What this misses: a stall in a place seen
+ * fewer than STALL_HISTORY_MIN times on the thread, and one shorter than STALL_MIN_NS or than
+ * the place's spread. What it takes for a stall: a strand
+ * legitimately much longer than its place's recent ones (the top merges of a recursive sort
+ * after its small ones), and page faults (a deep recursion touching its stack for the first
+ * time). The raw figures stay beside the stall-free ones. */
+enum {
+    STALL_HISTORY = 16,    /* recent strands kept per place (a power of two) */
+    STALL_HISTORY_MIN = 8, /* recent strands a place needs before it judges one */
+    STALL_PLACES = 64,     /* places tracked per thread, direct-mapped */
+    STALL_LATER = 3,       /* positions in a frame told apart: 0, 1, 2, the rest */
+    STALL_MIN_NS = 1000,   /* the shortest stall recognised: an interrupt's scale */
+};
+
+typedef struct strand_place {
+    uintptr_t key; /* 0: free */
+    unsigned n;    /* strands recorded (the last STALL_HISTORY kept, a ring) */
+    uint64_t ticks[STALL_HISTORY];
+} strand_place;
+
+/* Per thread; a collision replaces the older place. Not initial-exec: 9 KiB is more static TLS
+ * than a library loaded by dlopen may have. */
+static _Thread_local strand_place places[STALL_PLACES];
+
+static uintptr_t place_key(const ws__frame *f, bool at_return)
+{
+    unsigned pos = f->own_strands < STALL_LATER ? f->own_strands : STALL_LATER;
+    /* Functions are at least 16-byte aligned here, and pos * 2 + 1 < 16: the low bits are
+     * free. Keys may still meet in the table, which only restarts a history. */
+    return (uintptr_t)f->fn + pos * 2u + (at_return ? 1u : 0u);
+}
+
+/* The quartiles of a place's recent strands (q[0] = q1, q[1] = the median, q[2] = q3). */
+static void quartiles_of(const strand_place *p, uint64_t q[3])
+{
+    uint64_t v[STALL_HISTORY];
+    unsigned n = p->n < STALL_HISTORY ? p->n : STALL_HISTORY;
+    for (unsigned i = 0; i < n; i++) { /* insertion sort: at most 16 values */
+        uint64_t x = p->ticks[i];
+        unsigned j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    q[0] = v[n / 4];
+    q[1] = v[n / 2];
+    q[2] = v[n * 3 / 4];
+}
+
+/* The stall-free length of a strand of d ticks at place key (see above); records d. */
+static uint64_t stall_free_ticks(uintptr_t key, uint64_t d, uint64_t min_ticks)
+{
+    strand_place *p = &places[(key * UINT64_C(0x9E3779B97F4A7C15)) >> 58 & (STALL_PLACES - 1)];
+    if (p->key != key) {
+        p->key = key;
+        p->n = 0;
+    }
+    uint64_t free_d = d;
+    if (d >= min_ticks && p->n >= STALL_HISTORY_MIN) {
+        uint64_t q[3];
+        quartiles_of(p, q);
+        uint64_t spread = 3 * (q[2] - q[0]);
+        if (d >= q[2] + (spread > min_ticks ? spread : min_ticks))
+            free_d = q[1];
+    }
+    /* The raw length: a place whose strands really grow moves its quartiles after a few. */
+    p->ticks[p->n++ % STALL_HISTORY] = d;
+    return free_d;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* User-mode cycles (WS_PROFILE_CYCLES=1)                                                   */
+/* ---------------------------------------------------------------------------------------- */
+
+/* Where the machine has a PMU, its count of the thread's user-mode cycles leaves out
+ * interrupts and the host's stalls: with WS_PROFILE_CYCLES=1, each strand's stall-free length
+ * is its user-mode cycles, converted at the rate calibrated once against the tick counter
+ * (which assumes the core's clock steady over the run), and the detector above is not used.
+ * Each read is a system call (hundreds of ns), spent in the kernel, so it lengthens the raw
+ * figures but not the stall-free ones. A thread whose counter cannot be opened uses the
+ * detector; where the first one cannot (this virtual machine: ENOENT), one line on stderr
+ * says so and the mode stays off. */
+enum { CYCLES_UNTRIED, CYCLES_OPEN, CYCLES_NONE };
+static _Thread_local int cycles_state, cycles_fd;
+static pthread_key_t cycles_key; /* closes a thread's counter when it exits */
+
+static void close_cycles(void *fd_plus_one)
+{
+    ws__user_cycles_close((int)(intptr_t)fd_plus_one - 1);
+}
+
+/* This thread's counter, opened on first use; false if it has none. */
+static bool thread_cycles(void)
+{
+    if (WS_UNLIKELY(cycles_state == CYCLES_UNTRIED)) {
+        cycles_fd = ws__user_cycles_open();
+        cycles_state = cycles_fd >= 0 ? CYCLES_OPEN : CYCLES_NONE;
+        if (cycles_fd >= 0 &&
+            pthread_setspecific(cycles_key, (void *)(intptr_t)(cycles_fd + 1)) != 0) {
+            ws__user_cycles_close(cycles_fd);
+            cycles_state = CYCLES_NONE;
+        }
+    }
+    return cycles_state == CYCLES_OPEN;
+}
+
+static void calibrate_cycles(void)
+{
+    const char *env = getenv("WS_PROFILE_CYCLES");
+    if (env == NULL || strcmp(env, "1") != 0)
+        return;
+    int fd = ws__user_cycles_open();
+    if (fd < 0) {
+        fprintf(stderr,
+                "worksteal: WS_PROFILE_CYCLES=1: no user-mode cycle counter here (%s); stalls "
+                "are estimated from strand lengths\n",
+                strerror(-fd));
+        return;
+    }
+    uint64_t c0 = ws__user_cycles_read(fd), t0 = ws__ticks(), t1;
+    do { /* 2 ms of user-mode work */
+        t1 = ws__ticks();
+    } while ((double)(t1 - t0) * clk.ns_per_tick < 2e6);
+    uint64_t c1 = ws__user_cycles_read(fd);
+    ws__user_cycles_close(fd);
+    if (c0 == UINT64_MAX || c1 == UINT64_MAX || c1 <= c0 ||
+        pthread_key_create(&cycles_key, close_cycles) != 0)
+        return;
+    clk.ns_per_cycle = (double)(t1 - t0) * clk.ns_per_tick / (double)(c1 - c0);
+    clk.cycles = true;
+}
+
+bool ws__prof_uses_cycles(void)
+{
+    return clk.cycles;
 }
 
 /* Reads the CPU-time clock and the switch count, and notes them with the tick counter; returns
@@ -135,17 +332,49 @@ bool ws__prof_active(void)
     return cur_frame != NULL;
 }
 
-static void close_strand(ws__frame *f)
+/* Adds a strand of ns, of which free_ns was not stalled, to frame f, and counts it. */
+static void add_strand(ws__frame *f, uint64_t ns, uint64_t free_ns)
+{
+    f->strands++;
+    f->own_strands++;
+    f->work += ns;
+    f->span += ns;
+    f->bspan += ns;
+    f->free_work += free_ns;
+    f->free_span += free_ns;
+    f->stalled += free_ns < ns;
+}
+
+/* Closes f's strand (at_return: the function's last), read on the tick counter. A frame
+ * without a function (calibrate's) is not judged for stalls. */
+static void close_strand_ticks(ws__frame *f, bool at_return)
 {
     uint64_t d = strand_ticks(f->strand_start, ws__ticks());
     d = d > clk.residual ? d - clk.residual : 0;
     uint64_t ns = (uint64_t)((double)d * clk.ns_per_tick);
-    f->work += ns;
-    f->span += ns;
-    f->bspan += ns;
+    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+        uint64_t c = ws__user_cycles_read(cycles_fd);
+        uint64_t free_ns = (uint64_t)((double)(c - f->cycles_start) * clk.ns_per_cycle);
+        add_strand(f, ns, c != UINT64_MAX && c > f->cycles_start && free_ns < ns ? free_ns : ns);
+        return;
+    }
+    uint64_t free_d =
+        f->fn != NULL ? stall_free_ticks(place_key(f, at_return), d, clk.stall_ticks) : d;
+    add_strand(f, ns, (uint64_t)((double)free_d * clk.ns_per_tick));
 }
 
-static void open_strand(ws__frame *f)
+static void close_strand(ws__frame *f, bool at_return)
+{
+    ws__prof_clock_fn test = test_clock_fn();
+    if (WS_LIKELY(test == NULL)) {
+        close_strand_ticks(f, at_return);
+        return;
+    }
+    uint64_t d = elapsed(f->strand_start, test());
+    add_strand(f, d, stall_free_ticks(place_key(f, at_return), d, STALL_MIN_NS));
+}
+
+static void open_strand_ticks(ws__frame *f)
 {
     uint64_t now = ws__ticks();
     /* After a long gap (a wait, a steal, a preemption between strands), synchronise, so that
@@ -153,16 +382,27 @@ static void open_strand(ws__frame *f)
     if (now - tclk.last > clk.long_ticks)
         now = resync();
     tclk.last = now;
+    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+        f->cycles_start = ws__user_cycles_read(cycles_fd);
+        now = ws__ticks(); /* the read's system call is before the strand */
+    }
     f->strand_start = now;
+}
+
+static void open_strand(ws__frame *f)
+{
+    ws__prof_clock_fn test = test_clock_fn();
+    if (WS_LIKELY(test == NULL))
+        open_strand_ticks(f);
+    else
+        f->strand_start = test();
 }
 
 void ws__prof_strand_end(void)
 {
     ws__frame *f = cur_frame;
-    if (f == NULL)
-        return;
-    close_strand(f);
-    f->strands++;
+    if (f != NULL)
+        close_strand(f, false);
 }
 
 void ws__prof_strand_begin(void)
@@ -175,15 +415,18 @@ void ws__prof_strand_begin(void)
 void ws__prof_run_child(ws_fn fn, void *arg, ws__prof_slot *slot)
 {
     ws__frame *parent = cur_frame;
-    ws__frame f = {0, 0, 0, 0, 0};
+    ws__frame f = {.fn = fn};
     cur_frame = &f;
-    ws__prof_strand_begin();
+    open_strand(&f);
     fn(arg);
-    ws__prof_strand_end();
+    close_strand(&f, true);
     cur_frame = parent;
     slot->work = f.work;
     slot->span = f.span;
     slot->bspan = f.bspan;
+    slot->free_work = f.free_work;
+    slot->free_span = f.free_span;
+    slot->stalled = f.stalled;
     slot->strands = f.strands;
 }
 
@@ -210,12 +453,14 @@ static void calibrate(void)
     static uint64_t inside[SAMPLES], cycle[SAMPLES];
     clk.ns_per_tick = ws__ticks_ns_per_tick();
     clk.long_ticks = (uint64_t)(LONG_INTERVAL_NS / clk.ns_per_tick);
-    ws__frame f = {0, 0, 0, 0, 0};
+    clk.stall_ticks = (uint64_t)(STALL_MIN_NS / clk.ns_per_tick);
+    calibrate_cycles();
+    ws__frame f = {0};
     for (int i = 0; i < SAMPLES; i++) {
         uint64_t t = ws__ticks();
-        open_strand(&f);
+        open_strand_ticks(&f); /* the counter's path, whatever clock a test has set */
         uint64_t before = f.work;
-        close_strand(&f);
+        close_strand_ticks(&f, true);
         inside[i] = f.work - before; /* ns, since the residual is still 0 */
         cycle[i] = ws__ticks() - t;
     }
@@ -223,11 +468,6 @@ static void calibrate(void)
     qsort(cycle, SAMPLES, sizeof cycle[0], compare_u64);
     clk.residual = (uint64_t)((double)inside[SAMPLES / 2] / clk.ns_per_tick);
     clk.overhead_ns = (double)cycle[SAMPLES / 2] * clk.ns_per_tick;
-}
-
-static uint64_t elapsed(uint64_t from, uint64_t to)
-{
-    return to > from ? to - from : 0;
 }
 
 /* The steal cost charged to the burdened span: what the thief spent from the start of its
@@ -257,6 +497,9 @@ void ws__prof_join_merge(const ws__prof_slot *a, const ws__prof_slot *b, bool b_
     f->work += a->work + b->work;
     f->strands += a->strands + b->strands;
     f->span += max_u64(a->span, b->span);
+    f->free_work += a->free_work + b->free_work;
+    f->free_span += max_u64(a->free_span, b->free_span);
+    f->stalled += a->stalled + b->stalled;
     f->bspan += max_u64(a->bspan, b->bspan + steal_cost(b, b_stolen));
 }
 
@@ -265,6 +508,7 @@ void ws__prof_spawn_mark(ws__prof_slot *slot)
     ws__frame *f = cur_frame;
     slot->spawn_span = f != NULL ? f->span : 0;
     slot->spawn_bspan = f != NULL ? f->bspan : 0;
+    slot->spawn_free_span = f != NULL ? f->free_span : 0;
     slot->steal_ns = 0;
 }
 
@@ -276,6 +520,9 @@ void ws__prof_sync_merge(const ws__prof_slot *slot, bool stolen)
     f->work += slot->work;
     f->strands += slot->strands;
     f->span = max_u64(f->span, slot->spawn_span + slot->span);
+    f->free_work += slot->free_work;
+    f->free_span = max_u64(f->free_span, slot->spawn_free_span + slot->free_span);
+    f->stalled += slot->stalled;
     f->bspan = max_u64(f->bspan, slot->spawn_bspan + slot->bspan + steal_cost(slot, stolen));
 }
 

@@ -71,6 +71,12 @@ int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out)
     out->steals = after.steals - before.steals;
     out->strands = r.slot.strands;
     out->overhead_per_strand_s = overhead_ns * 1e-9;
+    out->stall_free_work_s = (double)r.slot.free_work * 1e-9;
+    out->stall_free_span_s = (double)r.slot.free_span * 1e-9;
+    out->stall_free_parallelism =
+        r.slot.free_span > 0 ? (double)r.slot.free_work / (double)r.slot.free_span : 1.0;
+    out->stalls = r.slot.stalled;
+    out->stall_clock = ws__prof_uses_cycles() ? 1u : 0u;
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "worksteal.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -20,10 +21,19 @@ static inline uint64_t shape_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The virtual mode of tests/test_profile_exact.c: work advances the calling thread's clock
+ * (shape_virtual_now, which the profiler reads there) by exactly its amount, without running. */
+static bool shape_virtual;
+static _Thread_local uint64_t shape_virtual_now;
+
 /* Works until the thread has used ns of CPU time; no time at all for 0 (each clock read is a
  * system call of about 0.7 us, which would make an empty inner node a strand of 1.4 us). */
 static inline void shape_work_for(uint64_t ns)
 {
+    if (shape_virtual) {
+        shape_virtual_now += ns;
+        return;
+    }
     if (ns == 0)
         return;
     uint64_t end = shape_cpu_ns() + ns;
@@ -129,6 +139,42 @@ static inline void shape_fib(void *p)
     shape_fib_arg x = {a->n - 1, 0}, y = {a->n - 2, 0};
     ws_join(shape_fib, &x, shape_fib, &y);
     a->r = x.r + y.r;
+}
+
+/* A group job is no part of the DAG: one submitted inside a join's first half, which the join
+ * runs while it waits for the second half (or a thief does), and one still pending at the
+ * frame's ws_group_wait (on 1 worker, the wait runs it). The job works 2 ms and joins; none of
+ * it, nor the wait, may reach the measured frame. */
+typedef struct shape_group_ctx {
+    ws_group group;
+    int err;
+} shape_group_ctx;
+
+static inline void shape_group_job(void *p)
+{
+    (void)p;
+    shape_work_for(2000000);
+    ws_join(shape_nothing, NULL, shape_nothing, NULL);
+}
+
+static inline void shape_submit_group_job(void *p)
+{
+    shape_group_ctx *g = p;
+    g->err = ws_group_submit(&g->group, shape_group_job, NULL, 0);
+}
+
+static inline void shape_join_over_group_job(void *p)
+{
+    shape_group_ctx *g = p;
+    ws_join(shape_submit_group_job, g, shape_nothing, NULL);
+    ws_group_wait(&g->group);
+}
+
+static inline void shape_wait_for_group_job(void *p)
+{
+    shape_group_ctx *g = p;
+    shape_submit_group_job(g);
+    ws_group_wait(&g->group);
 }
 
 /* The range of fib(n)'s parallelism above. */

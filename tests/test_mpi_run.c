@@ -14,8 +14,13 @@
  *             a chunk of 1, a waiting driver holds no record back: all but the ones running stay
  *             shared, so a thief always finds some while a rank still waits;
  *   errors    bad arguments and size mismatches fail with EINVAL on every rank, a call from
- *             a worker fails at once, and a run after them works.
+ *             a worker fails at once, and a run after them works;
+ *   idle      rank 0 starts with one record that sleeps IDLE_MS, the others with none: the
+ *             steal requests each rank sends are bounded by the back-off rule (backoff.h) for
+ *             the time the run took on it, counted by ws_mpi_stats (a count against a count:
+ *             the sleep only makes the ranks idle, nothing is timed against a threshold).
  */
+#include "../src/mpi/backoff.h"
 #include "test.h"
 
 #include <errno.h>
@@ -296,6 +301,39 @@ static void case_errors(ws_pool *pool)
     case_everyone(pool);
 }
 
+/* ---- idle: the steal requests of ranks with nothing to do ---- */
+
+#define IDLE_MS 1000
+
+static void sleeping_record(ws_mpi_emitter *out, const void *record, void *acc, void *ctx)
+{
+    (void)out;
+    (void)ctx;
+    uint64_t id;
+    memcpy(&id, record, sizeof(id));
+    nanosleep(&(struct timespec){IDLE_MS / 1000, IDLE_MS % 1000 * 1000000L}, NULL);
+    count_record(acc, id);
+}
+
+static void case_idle(ws_pool *pool)
+{
+    uint64_t one = 7;
+    ws_mpi_work w = work_of(sleeping_record, NULL, &one, me == 0);
+    tally got;
+    ws_mpi_stats st;
+    ws_mpi_config defaults = {0}; /* poll_min 20 us, poll_max 250 us, idle_max 50 ms */
+    ASSERT_OK(ws_mpi_run(MPI_COMM_WORLD, pool, &w, &defaults, &got, &st));
+    ASSERT_UEQ(got.count, 1);
+    /* Each success restarts the back-off, so a rank may go through the sequence once more per
+     * record it got; the one record moves at most once. */
+    unsigned long bound = ws__mpi_backoff_requests_within(st.elapsed_s, 20e-6, 250e-6, 50e-3);
+    if (st.steal_requests > (st.steals_ok + 1) * bound)
+        WS_TEST_FAIL(
+            "rank %d: %llu steal requests (%llu failed) in %.3f s, the back-off allows %lu", me,
+            st.steal_requests, st.steals_failed, st.elapsed_s, bound);
+    ASSERT_LE(sum_over_ranks(st.steals_ok), 1);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -316,6 +354,7 @@ int main(int argc, char **argv)
         case_empty(pool);
     }
     case_spread(pool);
+    case_idle(pool);
     ws_pool_destroy(pool);
     if (me == 0)
         printf("test_mpi_run: %d ranks, %d repetitions: ok\n", ranks, reps);

@@ -170,6 +170,12 @@ static void check_consistent(const ws_profile *p)
     ASSERT(p->strands > 0);
     ASSERT(p->overhead_per_strand_s > 0);
     ASSERT(p->overhead_per_strand_s < 100e-6);
+    /* The stall-free figures only take time off, and only from strands found stalled. */
+    ASSERT(p->stall_free_work_s <= p->work_s);
+    ASSERT(p->stall_free_span_s <= p->span_s);
+    ASSERT(p->stall_free_span_s <= p->stall_free_work_s * 1.001);
+    ASSERT(p->stalls <= p->strands);
+    ASSERT((p->stalls == 0) == (p->stall_free_work_s == p->work_s));
 }
 
 static void profile_runs(ws_pool *pool, ws_fn fn, void *arg, const char *name, runs *r)
@@ -315,50 +321,17 @@ static void test_fib(ws_pool *pool, uint64_t serial_cpu_ns)
     })
 }
 
-/* A group job is no part of the DAG. One submitted inside a join's first half is pushed on the
- * worker's deque above the second half, so the join runs it while it waits for that half, or a
- * thief does; either way its time and its own joins must not reach the joining frame, and
- * neither must the frame's ws_group_wait (waiting while a thief runs the job, or running the
- * job itself). */
-typedef struct group_ctx {
-    ws_group group;
-    int err;
-} group_ctx;
-
-static void group_job(void *p)
-{
-    (void)p;
-    shape_work_for(2000 * US);
-    ws_join(shape_nothing, NULL, shape_nothing, NULL);
-}
-
-static void submit_group_job(void *p)
-{
-    group_ctx *g = p;
-    g->err = ws_group_submit(&g->group, group_job, NULL, 0);
-}
-
-static void join_over_group_job(void *p)
-{
-    group_ctx *g = p;
-    ws_join(submit_group_job, g, shape_nothing, NULL);
-    ws_group_wait(&g->group);
-}
-
-/* The job is still pending at the wait (on 1 worker, the wait runs it). */
-static void wait_for_group_job(void *p)
-{
-    group_ctx *g = p;
-    submit_group_job(g);
-    ws_group_wait(&g->group);
-}
-
+/* A group job is no part of the DAG (profile_shapes.h). One submitted inside a join's first half
+ * is pushed on the worker's deque above the second half, so the join runs it while it waits for
+ * that half, or a thief does; either way its time and its own joins must not reach the joining
+ * frame, and neither must the frame's ws_group_wait (waiting while a thief runs the job, or
+ * running the job itself). */
 static void test_group_job_unmeasured(ws_pool *pool)
 {
-    ws_fn roots[] = {join_over_group_job, wait_for_group_job};
+    ws_fn roots[] = {shape_join_over_group_job, shape_wait_for_group_job};
     for (int i = 0; i < 2 * REPS; i++) {
         ATTEMPTS_OF({
-            group_ctx g;
+            shape_group_ctx g;
             ws_group_init(&g.group, pool);
             ws_profile p;
             ASSERT_OK(ws_pool_profile(pool, roots[i % 2], &g, &p));

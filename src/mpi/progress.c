@@ -4,7 +4,8 @@
  * those sent, asks a random rank for work when the rank is hungry (at most one request
  * outstanding), and passes the termination token on when the rank is passive. When a round
  * changes nothing it sleeps on the rank's condition variable, twice as long each time up to
- * poll_max_us; a driver going idle wakes it at once.
+ * poll_max_us, or up to idle_max_us while the rank has no work and no request out (backoff.h);
+ * a driver going idle wakes it at once.
  *
  * Messages (tags): REQUEST (empty) asks for work; REPLY carries the records given, possibly
  * none; TOKEN carries Safra's token (the message count q and the colour); DONE ends the run.
@@ -14,6 +15,7 @@
  * After DONE every rank waits for the answer to its own request, keeps answering "none", and
  * enters a non-blocking barrier; when the barrier completes no message of the run is in flight.
  */
+#include "backoff.h"
 #include "mpi_internal.h"
 #include "safra.h"
 
@@ -41,10 +43,11 @@ typedef struct progress {
     size_t in_cap;
     uint64_t rng;
 
-    bool asking;      /* a steal request is outstanding */
-    double asked_at;  /* when it was sent */
-    double next_ask;  /* no request before this time (back-off after "none") */
-    double backoff_s; /* the current back-off */
+    bool asking;            /* a steal request is outstanding */
+    double asked_at;        /* when it was sent */
+    double next_ask;        /* no request before this time (back-off after "none") */
+    double backoff_s;       /* the current back-off */
+    unsigned long refusals; /* "none" answers since records last arrived (backoff.h) */
 
     ws__safra safra; /* counting REPLY messages that carry records */
 
@@ -158,10 +161,11 @@ static void on_reply(progress *p, const unsigned char *records, size_t n)
     p->stats->steal_wait_s += t - p->asked_at;
     if (n == 0) {
         p->stats->steals_failed++;
-        double min = p->rank->config.poll_min_us * 1e-6, max = p->rank->config.poll_max_us * 1e-6;
-        p->backoff_s = p->backoff_s * 2 < min   ? min
-                       : p->backoff_s * 2 > max ? max
-                                                : p->backoff_s * 2;
+        p->refusals++;
+        const ws_mpi_config *c = &p->rank->config;
+        p->backoff_s = ws__mpi_backoff_next(
+            p->backoff_s, c->poll_min_us * 1e-6,
+            ws__mpi_backoff_cap(p->refusals, c->poll_max_us * 1e-6, c->idle_max_us * 1e-6));
         p->next_ask = t + p->backoff_s;
         return;
     }
@@ -171,6 +175,7 @@ static void on_reply(progress *p, const unsigned char *records, size_t n)
     p->stats->steals_ok++;
     p->stats->records_received += n;
     p->backoff_s = 0;
+    p->refusals = 0;
     p->next_ask = t;
     ws__mpi_give(p->rank, records, n);
 }
@@ -298,13 +303,34 @@ static void sleep_for(ws__mpi_rank *rank, double seconds, unsigned long wakes_se
     pthread_mutex_unlock(&rank->lock);
 }
 
+/* How long to sleep after a round that changed nothing, given the last sleep (backoff.h):
+ * doubling up to poll_max while the rank has work, else up to the back-off's cap; and a rank
+ * in deep idle that waits only for the time of its next request sleeps until then, since it
+ * has nothing to give to whoever asks meanwhile, and waits for an answer with polls of at least
+ * poll_max. Never past a held-back message's time. */
+static double next_sleep(progress *p, double last)
+{
+    const ws_mpi_config *c = &p->rank->config;
+    double poll_max = c->poll_max_us * 1e-6, cap = poll_max, t = now();
+    /* Before deep idle the cap is poll_max either way: no need to look at the rank (a lock). */
+    bool deep = p->refusals >= WS__MPI_DEEP_IDLE && rank_is(p->rank, ws__mpi_passive_locked);
+    if (deep)
+        cap = ws__mpi_backoff_cap(p->refusals, poll_max, c->idle_max_us * 1e-6);
+    double s = ws__mpi_backoff_next(last, c->poll_min_us * 1e-6, cap);
+    if (deep && !p->asking && !p->done && p->next_ask - t > s)
+        s = p->next_ask - t < cap ? p->next_ask - t : cap;
+    if (deep && p->asking && s < poll_max)
+        s = poll_max;
+    double until_due = next_due(p) - t;
+    return until_due < s ? (until_due > 0 ? until_due : 0) : s;
+}
+
 void ws__mpi_progress(ws__mpi_rank *rank, ws_mpi_stats *stats)
 {
     progress p = {.rank = rank, .stats = stats};
     ws__safra_init(&p.safra, rank->me, rank->ranks);
     p.rng = (rank->config.seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(rank->me + 1))) | 1;
-    double min = rank->config.poll_min_us * 1e-6, max = rank->config.poll_max_us * 1e-6;
-    double sleep_s = min;
+    double sleep_s = 0; /* the last sleep; 0 after a round that did something */
     while (!p.finished) {
         pthread_mutex_lock(&rank->lock);
         unsigned long wakes_seen = rank->wakes;
@@ -317,13 +343,11 @@ void ws__mpi_progress(ws__mpi_rank *rank, ws_mpi_stats *stats)
         any |= flush(&p);
         any |= maybe_leave(&p);
         if (any) {
-            sleep_s = min;
+            sleep_s = 0;
             continue;
         }
-        double until_due = next_due(&p) - now();
-        sleep_for(rank, until_due < sleep_s ? (until_due > 0 ? until_due : 0) : sleep_s,
-                  wakes_seen);
-        sleep_s = sleep_s * 2 > max ? max : sleep_s * 2;
+        sleep_s = next_sleep(&p, sleep_s);
+        sleep_for(rank, sleep_s, wakes_seen);
     }
     free(p.out);
     free(p.in);

@@ -197,6 +197,9 @@ static ws_mpi_config config_with_defaults(const ws_mpi_config *given)
     c.poll_max_us = c.poll_max_us ? c.poll_max_us : 250;
     if (c.poll_max_us < c.poll_min_us)
         c.poll_max_us = c.poll_min_us;
+    c.idle_max_us = c.idle_max_us ? c.idle_max_us : 50000;
+    if (c.idle_max_us < c.poll_max_us)
+        c.idle_max_us = c.poll_max_us;
     c.delay_max_us = c.delay_max_us ? c.delay_max_us : env_unsigned("WS_MPI_DELAY_US", 0);
     c.seed = c.seed ? c.seed : 1;
     return c;
