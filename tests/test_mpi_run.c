@@ -325,13 +325,14 @@ static void case_idle(ws_pool *pool)
     ASSERT_OK(ws_mpi_run(MPI_COMM_WORLD, pool, &w, &defaults, &got, &st));
     ASSERT_UEQ(got.count, 1);
     /* Each success restarts the back-off, so a rank may go through the sequence once more per
-     * record it got; the one record moves at most once. */
+     * record it got. (The one record may move more than once: until a worker starts it, it sits
+     * in a rank's queue, where another rank's request can take it; on a loaded machine it
+     * went back and forth five times once.) */
     unsigned long bound = ws__mpi_backoff_requests_within(st.elapsed_s, 20e-6, 250e-6, 50e-3);
     if (st.steal_requests > (st.steals_ok + 1) * bound)
         WS_TEST_FAIL(
             "rank %d: %llu steal requests (%llu failed) in %.3f s, the back-off allows %lu", me,
             st.steal_requests, st.steals_failed, st.elapsed_s, bound);
-    ASSERT_LE(sum_over_ranks(st.steals_ok), 1);
 }
 
 int main(int argc, char **argv)
