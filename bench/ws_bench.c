@@ -2005,7 +2005,7 @@ static void usage(FILE *f)
             "                     default: parallel loops (bench_loop), external work\n"
             "                     (bench_external) and futures (bench_futures), run in short\n"
             "                     form; they are also skipped with --quick or --workloads\n"
-            "  --extras           run those two sections even with --quick (then in their\n"
+            "  --extras           run those three sections even with --quick (then in their\n"
             "                     smoke-test form) or --workloads\n"
             "  --help             this text\n"
             "\n"
