@@ -114,14 +114,16 @@ static void unqueue(ws__future *f)
     follow_up(f, ws__future_drop(&f->task.state, WS_FUTURE_QUEUED, &old));
 }
 
-/* Worker w runs f's function, claimed: as a task taken from elsewhere (ws__run_taken_body: in no
- * group, profiled or traced as the pool asks), with f as its result's place. */
+/* f's function, its result kept in the record. */
 static void call_fn(void *p)
 {
     ws__future *f = p;
     f->result = f->fn(f->arg);
 }
 
+/* Worker w claimed f: runs its function as a task taken from elsewhere (ws__run_taken_body: in no
+ * group, profiled or traced as the pool asks) and finishes it (queued: w took the queue's
+ * slot). */
 static void run_claimed(ws__worker *w, ws__future *f, bool queued, const char *what)
 {
     ws__task body;
