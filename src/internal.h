@@ -39,7 +39,6 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_steal                 ws_locked_deque_steal
 #define ws__wdeque_steal_above           ws__locked_deque_steal_above
 #define ws__wdeque_peek_private(q)       ((void)(q), (void *)NULL)
-#define ws__wdeque_owner_bottom(q)       ws_load_relaxed(&(q)->bottom) /* relaxed: estimate */
 #define ws__wdeque_size                  ws_locked_deque_size
 #define ws__wdeque_growths(q)            ((q)->growths)
 #define ws__wdeque_set_depth_cap(q, cap) ((void)(q), (void)(cap))
@@ -53,23 +52,24 @@ static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool 
 }
 #else
 typedef ws_sdeque ws__wdeque;
-#define ws__wdeque_init            ws_sdeque_init
-#define ws__wdeque_destroy         ws_sdeque_destroy
-#define ws__wdeque_fits            ws__sdeque_fits
-#define ws__wdeque_push_fitting    ws__sdeque_push_fitting
-#define ws__wdeque_push_slow       ws__sdeque_push_slow
-#define ws__wdeque_pop             ws__sdeque_pop
-#define ws__wdeque_steal           ws_sdeque_steal
-#define ws__wdeque_steal_above     ws__sdeque_steal_above
-#define ws__wdeque_peek_private    ws__sdeque_peek_private
-#define ws__wdeque_owner_bottom(q) ws_load_relaxed(&(q)->bottom) /* relaxed: the owner's own */
-#define ws__wdeque_size            ws_sdeque_size
-#define ws__wdeque_growths(q)      ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
-#define ws__wdeque_set_depth_cap   ws__sdeque_set_depth_cap
-#define ws__wdeque_force_slow      ws__sdeque_force_slow
-#define ws__wdeque_publish_all     ws__sdeque_publish_all
-#define ws__wdeque_trim            ws__sdeque_trim
+#define ws__wdeque_init          ws_sdeque_init
+#define ws__wdeque_destroy       ws_sdeque_destroy
+#define ws__wdeque_fits          ws__sdeque_fits
+#define ws__wdeque_push_fitting  ws__sdeque_push_fitting
+#define ws__wdeque_push_slow     ws__sdeque_push_slow
+#define ws__wdeque_pop           ws__sdeque_pop
+#define ws__wdeque_steal         ws_sdeque_steal
+#define ws__wdeque_steal_above   ws__sdeque_steal_above
+#define ws__wdeque_peek_private  ws__sdeque_peek_private
+#define ws__wdeque_size          ws_sdeque_size
+#define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow    ws__sdeque_force_slow
+#define ws__wdeque_publish_all   ws__sdeque_publish_all
+#define ws__wdeque_trim          ws__sdeque_trim
 #endif
+/* Owner only: the deque's bottom (both deques keep it in `bottom`). relaxed: the owner's own. */
+#define ws__wdeque_owner_bottom(q) ws_load_relaxed(&(q)->bottom)
 
 /* The inline join of worksteal.h reads the owner's fields of the split deque through struct
  * ws__fast, and builds its child's record as a struct ws__join_rec: the layouts must agree. */
