@@ -25,7 +25,9 @@ got[wakeup_p50_vs_floor]=$(ratio "$(value wakeup worksteal 2 p50_us)" "$(value w
 got[pool_run_p50_vs_mutex]=$(ratio "$(value wakeup ws_pool_run 2 p50_us)" "$(value wakeup mutex 2 p50_us)")
 got[batch_rate_vs_mutex_1w]=$(ratio "$(value batch mutex 1 ms)" "$(value batch worksteal 1 ms)")
 got[batch_rate_vs_mutex_2w]=$(ratio "$(value batch mutex 2 ms)" "$(value batch worksteal 2 ms)")
+got[wakeup_p99_vs_floor]=$(ratio "$(value wakeup worksteal 2 p99_us)" "$(value wakeup futex 2 p99_us)")
 got[lone_p50_vs_mutex]=$(ratio "$(value lone worksteal 1 p50_us)" "$(value lone mutex 1 p50_us)")
+got[lone_p99_vs_mutex]=$(ratio "$(value lone worksteal 1 p99_us)" "$(value lone mutex 1 p99_us)")
 if command -v valgrind >/dev/null 2>&1; then
     # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync"
     # and "typed" columns.

@@ -31,7 +31,8 @@
  *    workers, against the mutex pool (ws-bench's batch workload in small; see bench_batch). Run
  *    only when named in --sections.
  * 5. Lone jobs: --samples / 2 group jobs submitted one at a time from the main thread, 10 us
- *    apart, to a pool of 1 worker, and the same to the mutex pool: the time from the submission
+ *    apart, to a pool of 1 worker, and the same to the mutex pool (in alternating blocks of 250,
+ *    so that whatever else runs on the machine falls on both alike): the time from the submission
  *    to the job's start, p50 and p99. The worker has finished each job before the next comes,
  *    so this is what a job submitted alone waits; a batch that lingers for its group's next jobs
  *    must not hold it back (docs/external.md, "Lingering batches").
@@ -978,17 +979,18 @@ static bool parse_ulong(const char *s, unsigned long *out)
 /* 5. Lone jobs                                                                              */
 /* ---------------------------------------------------------------------------------------- */
 
-enum { LONE_GAP_NS = 10000 };
+enum { LONE_GAP_NS = 10000, LONE_BLOCK = 250 };
 
-/* n group jobs (or mutex-pool jobs, wp NULL), one every LONE_GAP_NS, each stamping its start in
- * slots[i]; lat[i]: microseconds from its submission to its start. */
-static void lone_run(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
-                     double *lat, size_t n)
+/* Jobs [from, to) of the lone run, to the worksteal pool (wp) or the mutex pool (cp), one every
+ * LONE_GAP_NS, each stamping its start in slots[i]; lat[i]: microseconds from its submission to
+ * its start. */
+static void lone_block(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
+                       double *lat, size_t from, size_t to)
 {
     ws_group g;
     if (wp != NULL)
         ws_group_init(&g, wp);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < to; i++) {
         spin_for_ns(LONE_GAP_NS);
         slots[i].start = 0;
         atomic_init(&slots[i].done, 0);
@@ -1004,8 +1006,20 @@ static void lone_run(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, u
         ws_group_wait(&g);
     else
         cq_pool_wait(cp);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = from; i < to; i++)
         lat[i] = (double)(slots[i].start - sent[i]) * 1e-3;
+}
+
+/* n jobs to each pool, in blocks of LONE_BLOCK that alternate between them, so that what else
+ * the machine does meanwhile falls on both alike. */
+static void lone_run(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
+                     double *ws, double *cq, size_t n)
+{
+    for (size_t from = 0; from < n; from += LONE_BLOCK) {
+        size_t to = from + LONE_BLOCK < n ? from + LONE_BLOCK : n;
+        lone_block(wp, NULL, tasks, slots, sent, ws, from, to);
+        lone_block(NULL, cp, tasks, slots, sent, cq, from, to);
+    }
 }
 
 static void bench_lone(const xb_opts *o)
@@ -1021,13 +1035,14 @@ static void bench_lone(const xb_opts *o)
     }
     ws_pool *wp = make_ws_pool(1);
     cq_pool *cp = make_cq_pool(1);
-    lone_run(wp, NULL, tasks, slots, sent, ws, n);
-    lone_run(NULL, cp, tasks, slots, sent, cq, n);
+    lone_run(wp, cp, tasks, slots, sent, ws, cq, n);
     ws_pool_destroy(wp);
     cq_pool_destroy(cp);
-    printf("5. Lone jobs: %zu group jobs, one every %u us from the main thread to a pool of 1 "
-           "worker,\n   from the submission to the job's start (microseconds)\n\n",
-           n, LONE_GAP_NS / 1000u);
+    printf(
+        "5. Lone jobs: %zu group jobs, one every %u us from the main thread to a pool of 1 "
+        "worker,\n   in blocks of %u alternating with the mutex pool, from the submission to the "
+        "job's start (microseconds)\n\n",
+        n, LONE_GAP_NS / 1000u, (unsigned)LONE_BLOCK);
     printf("   %-18s %9s %9s %9s %9s\n", "pool", "p50", "p90", "p99", "max");
     double w50, w99, c50, c99;
     latency_row("worksteal", ws, n, &w50, &w99);

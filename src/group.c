@@ -278,14 +278,15 @@ enum { BATCH_MAX = 64, OWED_MAX = 1u << 16 };
  * each job as soon as it is linked, and the two take the injector's tail, the records and the
  * idle word from each other for every job (docs/external.md, "Lingering batches"). The pauses
  * let a few jobs queue up between looks, and keep the wait short for a job that comes alone.
- * True: look again; false if cut short: someone waits for g (its count is owed), or urgent work
- * came. */
+ * True: look again; false if cut short: someone waits for g (its count is owed), urgent work
+ * came, or the machine has no CPU to spare for the wait (ws__idle_contended). */
 static bool linger(ws_pool *pool, ws__group *g)
 {
     /* relaxed: a hint, as in settle. */
-    if (ws_load_relaxed(&g->waiters) != 0)
+    if (ws_load_relaxed(&g->waiters) != 0 || ws__idle_contended(pool))
         return false;
-    uint64_t end = ws__now_ns() + BATCH_LINGER_NS;
+    uint64_t last_look = ws__now_ns();
+    uint64_t end = last_look + BATCH_LINGER_NS;
     do {
         for (int i = 0; i < 64; i++)
             ws__cpu_relax();
@@ -294,7 +295,7 @@ static bool linger(ws_pool *pool, ws__group *g)
             return false;
         if (ws__injector_maybe_nonempty(&pool->injector))
             return true;
-    } while (ws__now_ns() < end);
+    } while (!ws__idle_lost_cpu(pool, &last_look) && last_look < end);
     return false;
 }
 

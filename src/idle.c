@@ -12,7 +12,8 @@
  *   YIELD_ROUNDS 16 rounds with sched_yield: a few more chances on a loaded machine before the
  *                  futex, at a few microseconds each.
  * Only about half the busy workers may spin at once (Go's scheduler makes the same choice):
- * more spinners would steal CPU from the workers producing the work.
+ * more spinners would steal CPU from the workers producing the work. None spins or yields while
+ * the machine has no CPU to spare (ws__idle_contended, below; docs/scheduler.md): they park.
  *
  * Waking. One word (idle_state.h) counts searchers, unclaimed sleepers and owed wake-ups
  * (tokens). A producer that publishes work wakes a sleeper only if nobody searches: a searcher
@@ -77,6 +78,12 @@ enum {
     SPIN_PAUSES = 32,
     YIELD_ROUNDS = 16,
 };
+
+/* Contention (see ws__idle_contended): how often the machine's runnable threads are counted,
+ * and the time between two looks of a spinning worker past which it is taken to have lost its
+ * CPU meanwhile (a look and its pauses take a few microseconds). */
+#define PROBE_INTERVAL_NS 1000000u
+#define LOST_CPU_NS       100000u
 
 bool ws__backoff_step(ws__backoff *b)
 {
@@ -143,6 +150,34 @@ void ws__idle_wake_all(ws_pool *pool)
      * epoch; one that read the old one returns from its futex wait at once or is woken here. */
     ws_fetch_add_release(&pool->idle.epoch, 1);
     ws__futex_wake(&pool->idle.epoch, -1);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Contention (internal.h says what counts as contended, docs/scheduler.md why)              */
+/* ---------------------------------------------------------------------------------------- */
+
+bool ws__idle_contended(ws_pool *pool)
+{
+    ws__idle *idle = &pool->idle;
+    uint64_t now = ws__now_ns();
+    /* relaxed: a heuristic; a stale answer only changes how a worker waits. */
+    uint64_t due = ws_load_relaxed(&idle->probe_due);
+    if (now >= due && ws_cas_relaxed(&idle->probe_due, &due, now + PROBE_INTERVAL_NS)) {
+        unsigned others = ws__runnable_threads(); /* the caller included: 0 if unknown */
+        others = others > 0 ? others - 1 : 0;
+        ws_store_relaxed(&idle->contended, others >= ws__online_cpus()); /* relaxed: as above */
+    }
+    return ws_load_relaxed(&idle->contended) != 0; /* relaxed: as above */
+}
+
+bool ws__idle_lost_cpu(ws_pool *pool, uint64_t *last_look)
+{
+    uint64_t now = ws__now_ns();
+    bool lost = now - *last_look > LOST_CPU_NS && !ws__test_runnable_forced();
+    *last_look = now;
+    if (lost)
+        ws_store_relaxed(&pool->idle.contended, 1); /* relaxed: a heuristic */
+    return lost;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -254,6 +289,7 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
     if (!may_spin(pool))
         b.round = SPIN_ROUNDS; /* straight to yielding */
     ws__idle_search_begin(&pool->idle.state);
+    uint64_t last_look = ws__now_ns();
     for (;;) {
         bool more = false;
         ws__task *t = look(w, &more, what);
@@ -275,6 +311,9 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
         }
         /* Spinning, the worker keeps its owed group counts unless someone waits for them;
          * before it yields or sleeps it settles them. */
+        if (b.round < SPIN_ROUNDS + YIELD_ROUNDS &&
+            (ws__idle_lost_cpu(pool, &last_look) || ws__idle_contended(pool)))
+            b.round = SPIN_ROUNDS + YIELD_ROUNDS; /* park now (ws__idle_contended) */
         ws__worker_settle(w, b.round >= SPIN_ROUNDS);
         if (!ws__backoff_step(&b))
             continue;

@@ -7,7 +7,9 @@
 #include "atomics.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -441,6 +443,67 @@ unsigned ws__available_cpus(void)
     if (quota != 0 && quota < n)
         n = quota;
     return n > 0 ? n : 1u;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Contention                                                                                */
+/* ---------------------------------------------------------------------------------------- */
+
+/* The fourth field of a loadavg file, "running/threads": the threads runnable right now on the
+ * whole machine, the reader included. */
+unsigned ws__runnable_threads_in(const char *text)
+{
+    unsigned running = 0, threads = 0;
+    if (sscanf(text, "%*s %*s %*s %u/%u", &running, &threads) != 2)
+        return 0;
+    return running;
+}
+
+/* /proc/loadavg, opened once (a read of an open file is a few microseconds; an open more). A
+ * machine without it reads as 0. */
+static int loadavg_fd = -1;
+static pthread_once_t loadavg_once = PTHREAD_ONCE_INIT;
+
+static void loadavg_open(void)
+{
+    loadavg_fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+}
+
+static _Atomic unsigned forced_runnable; /* ws__test_force_runnable's count, 0 if none */
+
+void ws__test_force_runnable(unsigned n)
+{
+    ws_store_relaxed(&forced_runnable, n); /* relaxed: set before the pool under test runs */
+}
+
+bool ws__test_runnable_forced(void)
+{
+    return ws_load_relaxed(&forced_runnable) != 0; /* relaxed: as above */
+}
+
+unsigned ws__runnable_threads(void)
+{
+    unsigned forced = ws_load_relaxed(&forced_runnable); /* relaxed: as above */
+    if (forced != 0)
+        return forced;
+    pthread_once(&loadavg_once, loadavg_open);
+    char text[128];
+    ssize_t n = loadavg_fd >= 0 ? pread(loadavg_fd, text, sizeof text - 1, 0) : -1;
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    return ws__runnable_threads_in(text);
+}
+
+unsigned ws__online_cpus(void)
+{
+    static _Atomic unsigned cached; /* 0 until the first call: sysconf reads a file */
+    unsigned n = ws_load_relaxed(&cached);
+    if (n == 0) {
+        n = ws__cpu_count();
+        ws_store_relaxed(&cached, n); /* relaxed: any caller computes the same value */
+    }
+    return n;
 }
 
 /* ---------------------------------------------------------------------------------------- */

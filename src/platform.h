@@ -149,6 +149,20 @@ void ws__user_cycles_close(int fd);
 uint64_t ws__thread_switches(void);
 #define WS_SWITCHES_UNKNOWN UINT64_MAX
 
+/* ---- contention ---- */
+
+/* The threads runnable on the whole machine right now, the caller included (/proc/loadavg; a
+ * read of an open file, a few microseconds), or 0 where the system does not say. */
+unsigned ws__runnable_threads(void);
+/* The same, from a loadavg file's text (tests). */
+unsigned ws__runnable_threads_in(const char *text);
+/* The machine's online CPUs (ws__cpu_count), cached after the first call. */
+unsigned ws__online_cpus(void);
+/* Test hook: ws__runnable_threads returns n from now on (0: the machine's count again), and
+ * while it does (forced), spinning workers do not judge the machine by their lost CPU time. */
+void ws__test_force_runnable(unsigned n);
+_Bool ws__test_runnable_forced(void);
+
 /* ---- memory ---- */
 /* malloc/calloc/free, through one place so that tests can make allocations fail. */
 void *ws__malloc(size_t size);
