@@ -394,11 +394,17 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
 /* ---- typed tasks ------------------------------------------------------------------------ */
 /* WS_TASK_n(R, name, T1, a1, ..., Tn, an) declares a task function R name(T1 a1, ...) whose body
  * follows the macro, a frame type name_frame (a ws_task, the arguments and the result, on the
- * caller's stack), and two functions:
+ * caller's stack), and three functions:
  *     void name_spawn(name_frame *f, T1 a1, ...)  starts name(a1, ...) as ws_spawn does
  *     R    name_sync(name_frame *f)                waits for it as ws_sync does; its result
- * The arguments and the result travel in the frame, typed, with no void * struct to write. R is
- * not void; n is 0 to 3. A plain call name(a1, ...) stays a plain call. Example:
+ *     R    name_run(ws_pool *pool, T1 a1, ...)     runs name(a1, ...) on pool (NULL: the default
+ *                                                  pool) from any thread, as ws_pool_run does,
+ *                                                  and returns its result
+ * WS_VOID_TASK_n(name, T1, a1, ...) declares the same for a task with no result: name, name_sync
+ * and name_run return void. n is 0 to 8. The arguments and the result travel in the frame, typed,
+ * with no void * struct to write; a plain call name(a1, ...) stays a plain call. name_run on a
+ * pool being destroyed or inherited through fork() (ws_pool_run's ESHUTDOWN, ENOTRECOVERABLE) is
+ * a contract violation: one line naming name_run, then abort. Example:
  *     WS_TASK_1(uint64_t, fib, int, n)
  *     {
  *         if (n < 2)
@@ -408,41 +414,109 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
  *         uint64_t x = fib(n - 1);
  *         return x + fib_sync(&f);
  *     }
+ *     ...
+ *     uint64_t r = fib_run(NULL, 40);
  */
-#define WS_TASK_(R, name, PARAMS, SPAWN_PARAMS, FIELDS, ARGS, STORE) \
-    static R name PARAMS;                                            \
-    typedef struct name##_frame {                                    \
-        ws_task task;                                                \
-        R result;                                                    \
-        FIELDS                                                       \
-    } name##_frame;                                                  \
-    static inline void name##_run_(void *ws_p_)                      \
-    {                                                                \
-        name##_frame *f = (name##_frame *)ws_p_;                     \
-        f->result = name ARGS;                                       \
-    }                                                                \
-    static inline void name##_spawn SPAWN_PARAMS                     \
-    {                                                                \
-        STORE WS__SPAWN_SELF(&f->task, name##_run_);                 \
-    }                                                                \
-    static inline R name##_sync(name##_frame *f)                     \
-    {                                                                \
-        if (WS__SYNC_TAKE(&f->task))                                 \
-            return name ARGS;                                        \
-        (ws_sync)(WS__COLD_ADDR(&f->task)); /* the library's */      \
-        return f->result;                                            \
-    }                                                                \
-    static R name PARAMS
 
-#define WS_TASK_0(R, name) WS_TASK_(R, name, (void), (name##_frame * f), , (), )
-#define WS_TASK_1(R, name, T1, a1) \
-    WS_TASK_(R, name, (T1 a1), (name##_frame * f, T1 a1), T1 a1;, (f->a1), f->a1 = a1;)
-#define WS_TASK_2(R, name, T1, a1, T2, a2)                                            \
-    WS_TASK_(R, name, (T1 a1, T2 a2), (name##_frame * f, T1 a1, T2 a2), T1 a1; T2 a2; \
-             , (f->a1, f->a2), f->a1 = a1; f->a2 = a2;)
-#define WS_TASK_3(R, name, T1, a1, T2, a2, T3, a3)                                           \
-    WS_TASK_(R, name, (T1 a1, T2 a2, T3 a3), (name##_frame * f, T1 a1, T2 a2, T3 a3), T1 a1; \
-             T2 a2; T3 a3;, (f->a1, f->a2, f->a3), f->a1 = a1; f->a2 = a2; f->a3 = a3;)
+/* ws_pool_run(pool, or the default pool if NULL, fn, arg); an error aborts, naming what. */
+WS_API void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what);
+
+/* WS__MAP_n(m, T1, a1, ..., Tn, an) is m(T1, a1) ... m(Tn, an). The frame's pointer and the pool
+ * are named ws_f_ and ws_pool_ in the functions below, so that no argument's name collides. */
+#define WS__MAP_1(m, T, a)      m(T, a)
+#define WS__MAP_2(m, T, a, ...) m(T, a) WS__MAP_1(m, __VA_ARGS__)
+#define WS__MAP_3(m, T, a, ...) m(T, a) WS__MAP_2(m, __VA_ARGS__)
+#define WS__MAP_4(m, T, a, ...) m(T, a) WS__MAP_3(m, __VA_ARGS__)
+#define WS__MAP_5(m, T, a, ...) m(T, a) WS__MAP_4(m, __VA_ARGS__)
+#define WS__MAP_6(m, T, a, ...) m(T, a) WS__MAP_5(m, __VA_ARGS__)
+#define WS__MAP_7(m, T, a, ...) m(T, a) WS__MAP_6(m, __VA_ARGS__)
+#define WS__MAP_8(m, T, a, ...) m(T, a) WS__MAP_7(m, __VA_ARGS__)
+#define WS__PARAM_(T, a)        , T a
+#define WS__FIELD_(T, a)        T a;
+#define WS__STORE_(T, a)        ws_f_->a = a;
+#define WS__ARG_(T, a)          , ws_f_->a
+/* Drops the first item of a list (which the maps above begin with a comma). */
+#define WS__REST_(x, ...) __VA_ARGS__
+#define WS__REST(...)     WS__REST_(__VA_ARGS__)
+
+/* The declarations every task has. DECL: the task's declarator; SPAWN_PARAMS and RUN_PARAMS:
+ * the parameter lists of name_spawn and name_run; FIELDS and STORE: the frame's fields and the
+ * stores of the arguments into *ws_f_; CALL: the call of the task on the frame's arguments;
+ * KIND: WS__RESULT_ or WS__VOID_, which say what name_run_ does with the call, how name_sync
+ * returns it, and what name_sync and name_run return otherwise (the result, or nothing). */
+#define WS__TASK_DECLS(R, name, DECL, SPAWN_PARAMS, RUN_PARAMS, FIELDS, STORE, CALL, KIND) \
+    static DECL;                                                                           \
+    typedef struct name##_frame {                                                          \
+        ws_task task;                                                                      \
+        FIELDS                                                                             \
+    } name##_frame;                                                                        \
+    static inline void name##_run_(void *ws_p_)                                            \
+    {                                                                                      \
+        name##_frame *ws_f_ = (name##_frame *)ws_p_;                                       \
+        (void)ws_f_; /* a task without arguments or result does not read it */             \
+        KIND##KEEP(CALL);                                                                  \
+    }                                                                                      \
+    static inline void name##_spawn SPAWN_PARAMS                                           \
+    {                                                                                      \
+        STORE WS__SPAWN_SELF(&ws_f_->task, name##_run_);                                   \
+    }                                                                                      \
+    static inline R name##_sync(name##_frame *ws_f_)                                       \
+    {                                                                                      \
+        if (WS__SYNC_TAKE(&ws_f_->task)) {                                                 \
+            KIND##TAKEN(CALL);                                                             \
+        }                                                                                  \
+        (ws_sync)(WS__COLD_ADDR(&ws_f_->task)); /* the library's */                        \
+        KIND##RETURN;                                                                      \
+    }                                                                                      \
+    static inline R name##_run RUN_PARAMS                                                  \
+    {                                                                                      \
+        name##_frame ws_frame_, *ws_f_ = &ws_frame_;                                       \
+        STORE ws__typed_run(ws_pool_, name##_run_, ws_f_, #name "_run");                   \
+        KIND##RETURN;                                                                      \
+    }                                                                                      \
+    static DECL
+
+#define WS__RESULT_KEEP(call)  ws_f_->result = call
+#define WS__RESULT_TAKEN(call) return call
+#define WS__RESULT_RETURN      return ws_f_->result
+#define WS__VOID_KEEP(call)    call
+#define WS__VOID_TAKEN(call) \
+    call;                    \
+    return
+#define WS__VOID_RETURN return
+/* A task of n >= 1 arguments, their pairs in ...; FIELDS: the result's, if any. */
+#define WS__TASK_N(n, R, name, FIELDS, KIND, ...)                                    \
+    WS__TASK_DECLS(R, name, R name(WS__REST(~WS__MAP_##n(WS__PARAM_, __VA_ARGS__))), \
+                   (name##_frame * ws_f_ WS__MAP_##n(WS__PARAM_, __VA_ARGS__)),      \
+                   (ws_pool * ws_pool_ WS__MAP_##n(WS__PARAM_, __VA_ARGS__)),        \
+                   FIELDS WS__MAP_##n(WS__FIELD_, __VA_ARGS__),                      \
+                   WS__MAP_##n(WS__STORE_, __VA_ARGS__),                             \
+                   name(WS__REST(~WS__MAP_##n(WS__ARG_, __VA_ARGS__))), KIND)
+#define WS__TASK_R(n, R, name, ...) WS__TASK_N(n, R, name, R result;, WS__RESULT_, __VA_ARGS__)
+#define WS__TASK_V(n, name, ...)    WS__TASK_N(n, void, name, , WS__VOID_, __VA_ARGS__)
+
+#define WS_TASK_0(R, name)                                                                        \
+    WS__TASK_DECLS(R, name, R name(void), (name##_frame * ws_f_), (ws_pool * ws_pool_), R result; \
+                   , , name(), WS__RESULT_)
+#define WS_VOID_TASK_0(name)                                                                      \
+    WS__TASK_DECLS(void, name, void name(void), (name##_frame * ws_f_), (ws_pool * ws_pool_), , , \
+                   name(), WS__VOID_)
+#define WS_TASK_1(R, name, ...)   WS__TASK_R(1, R, name, __VA_ARGS__)
+#define WS_TASK_2(R, name, ...)   WS__TASK_R(2, R, name, __VA_ARGS__)
+#define WS_TASK_3(R, name, ...)   WS__TASK_R(3, R, name, __VA_ARGS__)
+#define WS_TASK_4(R, name, ...)   WS__TASK_R(4, R, name, __VA_ARGS__)
+#define WS_TASK_5(R, name, ...)   WS__TASK_R(5, R, name, __VA_ARGS__)
+#define WS_TASK_6(R, name, ...)   WS__TASK_R(6, R, name, __VA_ARGS__)
+#define WS_TASK_7(R, name, ...)   WS__TASK_R(7, R, name, __VA_ARGS__)
+#define WS_TASK_8(R, name, ...)   WS__TASK_R(8, R, name, __VA_ARGS__)
+#define WS_VOID_TASK_1(name, ...) WS__TASK_V(1, name, __VA_ARGS__)
+#define WS_VOID_TASK_2(name, ...) WS__TASK_V(2, name, __VA_ARGS__)
+#define WS_VOID_TASK_3(name, ...) WS__TASK_V(3, name, __VA_ARGS__)
+#define WS_VOID_TASK_4(name, ...) WS__TASK_V(4, name, __VA_ARGS__)
+#define WS_VOID_TASK_5(name, ...) WS__TASK_V(5, name, __VA_ARGS__)
+#define WS_VOID_TASK_6(name, ...) WS__TASK_V(6, name, __VA_ARGS__)
+#define WS_VOID_TASK_7(name, ...) WS__TASK_V(7, name, __VA_ARGS__)
+#define WS_VOID_TASK_8(name, ...) WS__TASK_V(8, name, __VA_ARGS__)
 
 /* ---- loops ------------------------------------------------------------------------------ */
 

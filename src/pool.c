@@ -471,6 +471,16 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
     return 0;
 }
 
+void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what)
+{
+    int err = ws_pool_run(pool != NULL ? pool : ws_default_pool(), fn, arg);
+    if (err == ESHUTDOWN)
+        ws__contract_violation(what, "the pool is being destroyed (ws_pool_run: ESHUTDOWN)");
+    if (err != 0)
+        ws__contract_violation(what, "the pool was inherited through fork() (ws_pool_run: "
+                                     "ENOTRECOVERABLE)");
+}
+
 unsigned ws_pool_workers(const ws_pool *pool)
 {
     ws__pool_check(pool, "ws_pool_workers");

@@ -59,3 +59,17 @@ foreach(c parse contended)
   ws_add_test(test_sched_contention SOURCES test_sched_contention.c TIMEOUT 120 LABELS sched
               ARGS ${c})
 endforeach()
+# The typed layer's arities 0..8, void tasks, name_run from outside and from another pool's task,
+# a chain of open spawns deeper than a deque, and name_run's abort on a pool it cannot use.
+foreach(c arity nested deep)
+  foreach(p 1 2 4)
+    ws_add_test(test_sched_typed_arity SOURCES test_sched_typed_arity.c TIMEOUT 180
+                LABELS sched ARGS ${c} ${p})
+  endforeach()
+endforeach()
+ws_add_test(test_sched_typed_arity SOURCES test_sched_typed_arity.c TIMEOUT 120 LABELS sched
+            ARGS shutdown)
+add_executable(test_sched_typed_arity_no_inline test_sched_typed_arity.c)
+target_link_libraries(test_sched_typed_arity_no_inline PRIVATE ws_internal)
+target_compile_definitions(test_sched_typed_arity_no_inline PRIVATE WS_NO_INLINE_JOIN)
+ws_add_test(test_sched_typed_arity_no_inline TIMEOUT 180 LABELS sched ARGS arity 2)

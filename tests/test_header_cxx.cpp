@@ -14,6 +14,16 @@ WS_TASK_2(int, add, int, x, int, y)
     return x + y;
 }
 
+WS_TASK_8(long, weigh, int, a, int, b, int, c, int, d, int, e, int, f, int, g, int, h)
+{
+    return a + 2L * b + 3L * c + 4L * d + 5L * e + 6L * f + 7L * g + 8L * h;
+}
+
+WS_VOID_TASK_1(bump, int *, p)
+{
+    ++*p;
+}
+
 int main()
 {
     int a = 0, b = 0;
@@ -24,7 +34,12 @@ int main()
     add_frame f;
     add_spawn(&f, 40, 2); // the typed layer, as C++
     int sum = add_sync(&f);
-    if (a != 2 || b != 1 || sum != 42 || ws_worker_id() != -1) {
+    bump_frame bf;
+    bump_spawn(&bf, &b); // a void task
+    bump_sync(&bf);
+    bump_run(nullptr, &b);
+    long weight = weigh_run(nullptr, 1, 1, 1, 1, 1, 1, 1, 1); // eight arguments, run from outside
+    if (a != 2 || b != 3 || sum != 42 || weight != 36 || ws_worker_id() != -1) {
         std::fprintf(stderr, "test_header_cxx: FAIL: a=%d b=%d\n", a, b);
         return 1;
     }
