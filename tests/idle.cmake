@@ -13,7 +13,7 @@ target_link_libraries(test_idle_faults PRIVATE ${CMAKE_DL_LIBS})
 # included), one worker and a push onto another worker's deque; each passes, and each of these
 # must fail: the in-flight check of park removed, and every single order weakened that these
 # cases rely on (tests/model_idle.c lists them, and those that only larger cases would need).
-# About 40 seconds in all at a load average of 8 (the slowest case 8 s).
+# 47 seconds in all at a load average of 12 (ctest -R model_idle).
 set(idle_weakened)
 foreach(n 2 3 5 6 8 9)
   list(APPEND idle_weakened WEAKEN=${n}:fail)

@@ -72,10 +72,11 @@
  *   Not registered: two workers (WORKERS=2,SUBMITS=2,HOLD=1,IDLE_FIRST=1, where NO_HANDOFF
  *   fails in 2 s) and one worker with two submitters (PRODUCERS=2): after about 31,000 and
  *   44,000 executions (3 and 1.5 minutes at a load average of 9), GenMC 0.11 stops them with
- *   "Attempt to access freed memory" on a block-scoped local of idle.c (`more` in park and in
- *   ws__idle_find_work), a stack slot that two live frames are given, a fault of the checker
- *   that model_sdeque_common.h meets too; the code is not the cause (no pointer to the local
- *   outlives the call that made it).
+ *   "Attempt to access freed memory" on a block-scoped local of idle.c (`more` in park), naming
+ *   as the other access an event that is no longer in the execution graph: a fault of the
+ *   checker (model_sdeque_common.h meets one like it), not of the code, in which no pointer to
+ *   the local outlives the call that made it. Two workers with one job, both parked first
+ *   (WORKERS=2,IDLE_FIRST=1), gave no verdict within 500 s at a load average of 13.
  */
 #include <assert.h>
 #include <genmc.h>
