@@ -55,11 +55,12 @@
  * claimed searcher relies on the claimed sleeper, which searches after taking its token.
  * A sleeper reads `epoch` before it checks for a token and futex-waits only while epoch still
  * holds that value; a claim bumps epoch after it, so a claim between the check and the wait
- * makes the wait return at once. The model tests/model_idle.c runs these steps under RC11 with
- * GenMC (one worker with one or two outside submitters, or with a deque push; two workers with
- * one or two jobs, each job held by its worker, which checks the search hand-off) and finds a
- * lost wake-up when the store-load order is weakened or the hand-off removed (docs/scheduler.md,
- * which also says why a push's possibly stale view of an empty deque is left alone).
+ * makes the wait return at once. The model tests/model_idle.c runs this file, injector.c and the
+ * deque as they are under RC11 with GenMC and a futex that wakes one (one worker with an outside
+ * submitter, whose push may be in flight, or with a deque push) and finds a lost wake-up when
+ * the in-flight check below is removed or an order of the store buffering, the claim's epoch
+ * bump or the sleeper's epoch read is weakened (docs/scheduler.md, which also says why a push's
+ * possibly stale view of an empty deque is left alone).
  *
  * A sleeper whose last look sees an injector non-empty but can take nothing (a producer between
  * its tail exchange and its link, or another worker draining) does not sleep: it yields and
@@ -73,10 +74,34 @@
  */
 #include "internal.h"
 
+/* The orders and the step the protocol relies on, by name, so that tests/model_idle.c can weaken
+ * or remove each one and show that the checker then finds a lost wake-up. */
+#ifndef WS_IDLE_EPOCH_BUMP
+#define WS_IDLE_EPOCH_BUMP(p) ws_fetch_add_release((p), 1)
+#endif
+#ifndef WS_IDLE_EPOCH_READ
+#define WS_IDLE_EPOCH_READ(p) ws_load_acquire(p)
+#endif
+#ifndef WS_IDLE_PUSH_IN_FLIGHT
+#define WS_IDLE_PUSH_IN_FLIGHT(pool) ws__external_work_left(pool)
+#endif
+#ifndef WS_IDLE_HANDOFF
+#define WS_IDLE_HANDOFF(s) ws__idle_wake_wanted(s)
+#endif
+
+/* The model (tests/model_idle.c) sets both rounds to 0: only the last look before parking
+ * matters to the protocol, and each earlier look would multiply the executions it explores. */
+#ifndef WS_IDLE_SPIN_ROUNDS
+#define WS_IDLE_SPIN_ROUNDS 64
+#endif
+#ifndef WS_IDLE_YIELD_ROUNDS
+#define WS_IDLE_YIELD_ROUNDS 16
+#endif
+
 enum {
-    SPIN_ROUNDS = 64,
+    SPIN_ROUNDS = WS_IDLE_SPIN_ROUNDS,
     SPIN_PAUSES = 32,
-    YIELD_ROUNDS = 16,
+    YIELD_ROUNDS = WS_IDLE_YIELD_ROUNDS,
 };
 
 /* Contention (see ws__idle_contended): how often the machine's runnable threads are counted,
@@ -115,7 +140,7 @@ void ws__idle_wake(ws_pool *pool, uint64_t s)
     if (!ws__idle_claim(&idle->state, s))
         return;
     /* release: a sleeper that reads the new epoch (acquire, in wait_for_token) sees the claim. */
-    ws_fetch_add_release(&idle->epoch, 1);
+    WS_IDLE_EPOCH_BUMP(&idle->epoch);
     ws__futex_wake(&idle->epoch, 1);
 }
 
@@ -217,7 +242,7 @@ static bool work_left(ws_pool *pool)
 static void leave_search_busy(ws_pool *pool)
 {
     uint64_t s = ws__idle_search_end(&pool->idle.state);
-    if (ws__idle_wake_wanted(s) && work_left(pool))
+    if (WS_IDLE_HANDOFF(s) && work_left(pool))
         ws__idle_wake(pool, s);
 }
 
@@ -236,7 +261,7 @@ static void wait_for_token(ws__worker *w)
         /* acquire: pairs with the release increment in ws__idle_wake and ws__idle_wake_all;
          * read before the checks, so a claim or exit after them changes it and the futex wait
          * returns at once. */
-        uint32_t e = ws_load_acquire(&idle->epoch);
+        uint32_t e = WS_IDLE_EPOCH_READ(&idle->epoch);
         if (ws__idle_token_owed(&idle->state) || ws__pool_finished(pool))
             break;
         ws__futex_wait(&idle->epoch, e);
@@ -266,8 +291,7 @@ static ws__task *park(ws__worker *w, ws__look_fn look, const char **what)
         leave_search_busy(pool);
         return t;
     }
-    if (ws__injector_maybe_nonempty(&pool->urgent) ||
-        ws__injector_maybe_nonempty(&pool->injector)) {
+    if (WS_IDLE_PUSH_IN_FLIGHT(pool)) {
         /* External work is queued or being pushed, but the look found none to take: another
          * worker holds the consumer side, or a producer has swapped the tail and not yet
          * linked its job. That producer may have observed us as a searcher, so we must not

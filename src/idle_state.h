@@ -23,6 +23,30 @@
 #define WS_IDLE_TOKEN    ((uint64_t)1 << 42)
 #define WS_IDLE_FIELD    ((uint64_t)(1u << 21) - 1)
 
+/* The orders (and steps) the protocol relies on, by name, so that tests/model_idle.c can weaken
+ * each one and show that the checker then finds a lost wake-up. */
+#ifndef WS_IDLE_OBSERVE_RMW
+#define WS_IDLE_OBSERVE_RMW(p) ws_fetch_add_acq_rel((p), 0)
+#endif
+#ifndef WS_IDLE_OBSERVE_SC
+#define WS_IDLE_OBSERVE_SC(p) ws_load_seq_cst(p)
+#endif
+#ifndef WS_IDLE_CLAIM_CAS
+#define WS_IDLE_CLAIM_CAS(p, seen, v) ws_cas_acq_rel((p), (seen), (v))
+#endif
+#ifndef WS_IDLE_SEARCH_END
+#define WS_IDLE_SEARCH_END(p, v) ws_fetch_sub_seq_cst((p), (v))
+#endif
+#ifndef WS_IDLE_SLEEP_BEGIN
+#define WS_IDLE_SLEEP_BEGIN(p, v) ws_fetch_add_seq_cst((p), (v))
+#endif
+#ifndef WS_IDLE_TOKEN_READ
+#define WS_IDLE_TOKEN_READ(p) ws_load_acquire(p)
+#endif
+#ifndef WS_IDLE_SLEEP_END_CAS
+#define WS_IDLE_SLEEP_END_CAS(p, seen, v) ws_cas_acq_rel((p), (seen), (v))
+#endif
+
 static inline uint32_t ws__idle_searchers(uint64_t s)
 {
     return (uint32_t)(s & WS_IDLE_FIELD);
@@ -52,7 +76,7 @@ static inline bool ws__idle_wake_wanted(uint64_t s)
  * work. */
 static inline uint64_t ws__idle_observe_rmw(_Atomic uint64_t *word)
 {
-    return ws_fetch_add_acq_rel(word, 0);
+    return WS_IDLE_OBSERVE_RMW(word);
 }
 
 /* A producer that published work with a seq_cst RMW (the injector's tail exchange): its view
@@ -61,7 +85,7 @@ static inline uint64_t ws__idle_observe_rmw(_Atomic uint64_t *word)
  * buffering): one of the two sees the other. No locked instruction. */
 static inline uint64_t ws__idle_observe_sc(_Atomic uint64_t *word)
 {
-    return ws_load_seq_cst(word);
+    return WS_IDLE_OBSERVE_SC(word);
 }
 
 /* A waker that saw s: turns one unclaimed sleeper into a searcher owed a token, in one step, so
@@ -71,7 +95,7 @@ static inline uint64_t ws__idle_observe_sc(_Atomic uint64_t *word)
 static inline bool ws__idle_claim(_Atomic uint64_t *word, uint64_t s)
 {
     while (ws__idle_wake_wanted(s))
-        if (ws_cas_acq_rel(word, &s, s + WS_IDLE_SEARCHER - WS_IDLE_SLEEPER + WS_IDLE_TOKEN))
+        if (WS_IDLE_CLAIM_CAS(word, &s, s + WS_IDLE_SEARCHER - WS_IDLE_SLEEPER + WS_IDLE_TOKEN))
             return true;
     return false;
 }
@@ -88,7 +112,7 @@ static inline void ws__idle_search_begin(_Atomic uint64_t *word)
  * is store buffering again, so the look for leftover work that follows sees its work. */
 static inline uint64_t ws__idle_search_end(_Atomic uint64_t *word)
 {
-    return ws_fetch_sub_seq_cst(word, WS_IDLE_SEARCHER) - WS_IDLE_SEARCHER;
+    return WS_IDLE_SEARCH_END(word, WS_IDLE_SEARCHER) - WS_IDLE_SEARCHER;
 }
 
 /* A searcher found nothing and announces itself as a sleeper before its last look (one step:
@@ -96,13 +120,13 @@ static inline uint64_t ws__idle_search_end(_Atomic uint64_t *word)
  * with ws__idle_observe_rmw and ws__idle_observe_sc. */
 static inline void ws__idle_sleep_begin(_Atomic uint64_t *word)
 {
-    ws_fetch_add_seq_cst(word, WS_IDLE_SLEEPER - WS_IDLE_SEARCHER);
+    WS_IDLE_SLEEP_BEGIN(word, WS_IDLE_SLEEPER - WS_IDLE_SEARCHER);
 }
 
 /* A sleeper is owed a wake-up. acquire: pairs with the release half of ws__idle_claim. */
 static inline bool ws__idle_token_owed(_Atomic uint64_t *word)
 {
-    return ws__idle_tokens(ws_load_acquire(word)) != 0;
+    return ws__idle_tokens(WS_IDLE_TOKEN_READ(word)) != 0;
 }
 
 /* A sleeper (woken, or leaving because its last look found something, or because the pool
@@ -117,7 +141,7 @@ static inline bool ws__idle_sleep_end(_Atomic uint64_t *word)
     for (;;) {
         bool token = ws__idle_tokens(s) != 0;
         uint64_t next = token ? s - WS_IDLE_TOKEN : s - WS_IDLE_SLEEPER + WS_IDLE_SEARCHER;
-        if (ws_cas_acq_rel(word, &s, next))
+        if (WS_IDLE_SLEEP_END_CAS(word, &s, next))
             return token;
     }
 }

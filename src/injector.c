@@ -24,6 +24,27 @@
  */
 #include "internal.h"
 
+/* The orders the queue and the parking protocol rely on, by name, so that tests/model_idle.c
+ * can weaken each one and show that the checker then finds a lost job or a data race. */
+#ifndef WS_INJECTOR_TAIL_EXCHANGE
+#define WS_INJECTOR_TAIL_EXCHANGE(p, v) ws_exchange_seq_cst((p), (v))
+#endif
+#ifndef WS_INJECTOR_TAIL_READ
+#define WS_INJECTOR_TAIL_READ(p) ws_load_seq_cst(p)
+#endif
+#ifndef WS_INJECTOR_LINK
+#define WS_INJECTOR_LINK(p, v) ws_store_release((p), (v))
+#endif
+#ifndef WS_INJECTOR_NEXT_READ
+#define WS_INJECTOR_NEXT_READ(p) ws_load_acquire(p)
+#endif
+#ifndef WS_INJECTOR_LOCK
+#define WS_INJECTOR_LOCK(p) ws_exchange_acq_rel((p), 1)
+#endif
+#ifndef WS_INJECTOR_UNLOCK
+#define WS_INJECTOR_UNLOCK(p) ws_store_release((p), 0)
+#endif
+
 void ws__injector_init(ws__injector *q)
 {
     /* relaxed: initialisation, before the pool's threads exist. */
@@ -42,14 +63,14 @@ ws__task *ws__injector_push_begin(ws__injector *q, ws__task *t)
      * store-buffering protocol with parking workers: it is followed by a seq_cst load of the
      * sleeper count (ws__pool_inject), against the sleeper's seq_cst increment and seq_cst
      * load of the tail (ws__injector_maybe_nonempty). */
-    return ws_exchange_seq_cst(&q->tail, t);
+    return WS_INJECTOR_TAIL_EXCHANGE(&q->tail, t);
 }
 
 void ws__injector_push_end(ws__task *prev, ws__task *t)
 {
     /* release: publishes t's fields and the link; pairs with the acquire loads of next in
      * take_locked. */
-    ws_store_release(&prev->next, t);
+    WS_INJECTOR_LINK(&prev->next, t);
 }
 
 void ws__injector_push(ws__injector *q, ws__task *t)
@@ -66,7 +87,7 @@ bool ws__injector_maybe_nonempty(ws__injector *q)
      * RMW); a producer exchanges the tail (a seq_cst RMW) and then loads the sleeper count with
      * seq_cst before deciding whether to wake anyone (ws__pool_inject). All four
      * are seq_cst, so one of the two sees the other: store buffering. */
-    return ws_load_seq_cst(&q->tail) != &q->stub;
+    return WS_INJECTOR_TAIL_READ(&q->tail) != &q->stub;
 }
 
 /* Called with the consumer lock held: the oldest item (if owner is not NULL, only if it belongs
@@ -77,13 +98,13 @@ static ws__task *take_locked(ws__injector *q, const void *owner)
     /* relaxed: head is only written under the consumer lock, which we hold. */
     ws__task *head = ws_load_relaxed(&q->head);
     /* acquire: pairs with the producer's release store of the link; t's fields are visible. */
-    ws__task *next = ws_load_acquire(&head->next);
+    ws__task *next = WS_INJECTOR_NEXT_READ(&head->next);
     if (head == stub) {
         if (next == NULL)
             return NULL;                  /* empty, or the first push is in flight */
         ws_store_relaxed(&q->head, next); /* relaxed: under the lock */
         head = next;
-        next = ws_load_acquire(&head->next); /* acquire: as above */
+        next = WS_INJECTOR_NEXT_READ(&head->next); /* acquire: as above */
     }
     /* head is linked and not returned: its fields are stable. */
     if (owner != NULL && !ws__task_is_job_of(head, owner))
@@ -97,7 +118,7 @@ static ws__task *take_locked(ws__injector *q, const void *owner)
     if (ws_load_acquire(&q->tail) != head)
         return NULL; /* a push is in flight; its producer will notify */
     ws__injector_push(q, stub);
-    next = ws_load_acquire(&head->next); /* acquire: as above */
+    next = WS_INJECTOR_NEXT_READ(&head->next); /* acquire: as above */
     if (next == NULL)
         return NULL;                  /* another producer got between; its link is pending */
     ws_store_relaxed(&q->head, next); /* relaxed: under the lock */
@@ -110,11 +131,11 @@ ws__task *ws__injector_take_owned(ws__injector *q, const void *owner)
         return NULL;
     /* acquire: pairs with the release store that unlocks, so the previous consumer's moves of
      * head are visible. A busy consumer side means someone is draining: go elsewhere. */
-    if (ws_exchange_acq_rel(&q->consumer, 1) != 0)
+    if (WS_INJECTOR_LOCK(&q->consumer) != 0)
         return NULL;
     ws__task *t = take_locked(q, owner);
     /* release: hands head over to the next consumer. */
-    ws_store_release(&q->consumer, 0);
+    WS_INJECTOR_UNLOCK(&q->consumer);
     return t;
 }
 

@@ -35,6 +35,15 @@ ws_add_model(model_sdeque_ask model_sdeque_ask SCENARIO=1,WEAKEN=0:pass SCENARIO
 # (tests/model_sdeque_publish.c).
 ws_add_model(model_sdeque_publish model_sdeque_publish WEAKEN=0:pass WEAKEN=1:fail)
 
+# ws_pool_run from a worker of another pool (src/pool.c, src/spare.c's ws__block_worker on the
+# real deque): the woken spare takes every task the blocked worker forked, with and without a
+# thief racing it; fails without the publish (the path before the fix), with the spare's wait
+# relaxed, and with the owner's or the thief's half of the publication relaxed
+# (tests/model_pool_run.c).
+ws_add_model(model_pool_run model_pool_run THIEF=0:pass THIEF=1:pass THIEF=0,SKIP_PUBLISH:fail
+             THIEF=1,SKIP_PUBLISH:fail THIEF=0,WEAKEN=1:fail THIEF=1,WEAKEN=2:fail
+             THIEF=1,WEAKEN=3:fail)
+
 # A future's state word (src/future_state.h): a taker from a queue, a getter and a canceller race
 # for it; it runs exactly once or is cancelled, no getter sleeps through its end, the record is
 # recycled exactly once; each weakened order or step fails (tests/model_future.c).

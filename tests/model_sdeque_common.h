@@ -1,6 +1,6 @@
 /* model_sdeque_common.h: what the split deque's models (model_sdeque.c,
  * model_sdeque_reclaim.c) share, included after src/deque.c: the library's platform functions
- * that deque.c calls, and items checked by whoever takes them.
+ * that deque.c calls (model_platform.h), and items checked by whoever takes them.
  *
  * Each item carries a plain payload written before its push; whoever takes it reads it (a
  * data race or a wrong value is an error) and counts the take.
@@ -13,32 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-/* The library's allocation wrappers, as plain malloc (platform.c is not part of the model). */
-void *ws__malloc(size_t size)
-{
-    return malloc(size);
-}
-void *ws__calloc(size_t n, size_t size)
-{
-    /* The checker models malloc, not calloc; zero in words, the size of every field. */
-    uint64_t *p = malloc(n * size);
-    for (size_t i = 0; p != NULL && i < n * size / sizeof(uint64_t); i++)
-        p[i] = 0;
-    return p;
-}
-void ws__free(void *p)
-{
-    free(p);
-}
-/* The shrink's clock and the trim's yield (platform.c): the quiet time of an empty pop's
- * shrink never passes; a trim's retry is one step. */
-uint64_t ws__now_ns(void)
-{
-    return 0;
-}
-void ws__thread_yield(void)
-{
-}
+#include "model_platform.h"
 
 /* Items per model: 3 unless the model says otherwise. */
 #ifndef MODEL_NITEMS
