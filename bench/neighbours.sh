@@ -9,8 +9,11 @@
 # takes their time and its own workers' time alike; one that gives way loses only its fair share:
 # with P + N runnable threads on C CPUs, (P + N) / C times its time alone.
 #
-# The measurements are ws-bench's own: each is one `ws-bench --child` process (the protocol at
-# the top of bench/ws_bench.c), which runs the workload, checks its answer and prints one R line.
+# Beside the times it prints the CPU time each runtime's process used per run, alone and loaded:
+# more CPU beside the hogs is time its waiting threads spun or yielded while the hogs wanted the
+# CPUs. The measurements are ws-bench's own: each is one `ws-bench --child` process (the protocol
+# at the top of bench/ws_bench.c), which runs the workload, checks its answer and prints one R
+# line with the time and the CPU time of its runs.
 # Alone and loaded runs alternate within each round (which comes first alternates too), so that a
 # change in the machine's load falls on both; a time is the median of the rounds' medians.
 # Exits non-zero if an answer was wrong, a run failed or timed out, or a hog was not running
@@ -105,17 +108,17 @@ size_args() {
 }
 
 # Runs runtime $1 on workload $2 at $3 workers in a ws-bench child with the further options
-# $4 (split into words); prints its R line's fields "median others_s capacity_s status answer"
-# (tab-separated), or a failed line. Fast runs get up to 5 runs in half a second, slow ones one
+# $4 (split into words); prints "median others_s capacity_s cpu status answer" (tab-separated)
+# from its R line, where cpu is the CPU time the process used per run, or a failed line. Fast runs get up to 5 runs in half a second, slow ones one
 # (ws-bench's budget); each is checked.
 run_child() {
     local rt=$1 wl=$2 p=$3 line
     # shellcheck disable=SC2086 # $4 is meant to split
     line=$(timeout --kill-after=5 "$timeout" "$exe" --child "$rt" --workloads "$wl" --workers "$p" \
-        --reps 5 --budget 0.5 $4 | awk -F'\t' '$1 == "R" { print $6 "\t" $13 "\t" $14 "\t" $15 "\t" $16 }') ||
+        --reps 5 --budget 0.5 $4 | awk -F'\t' '$1 == "R" { print $6 "\t" $13 "\t" $14 "\t" $18 / $5 "\t" $15 "\t" $16 }') ||
         true
     if [[ -z $line ]]; then
-        line=$(printf '0\t0\t0\tfailed\tno result (crashed, or timed out after %s s)' "$timeout")
+        line=$(printf '0\t0\t0\t0\tfailed\tno result (crashed, or timed out after %s s)' "$timeout")
     fi
     echo "$line"
 }
@@ -128,7 +131,7 @@ measure_round() {
         [[ $how == loaded ]] && start_hogs
         line=$(run_child "$rt" "$wl" "$workers" "$(size_args "$wl")")
         if [[ $how == loaded ]] && ! stop_hogs; then
-            line=$(printf '0\t0\t0\tfailed\ta hog ended before the run did (%s)' "$hog_ended")
+            line=$(printf '0\t0\t0\t0\tfailed\ta hog ended before the run did (%s)' "$hog_ended")
         fi
         echo "$line" >>"$tmp/$rt.$wl.$how"
     done
@@ -139,7 +142,7 @@ measure_round() {
 # A runtime this ws-bench cannot run (a peer it was built without) is skipped with one line.
 present=()
 for rt in ${runtimes//,/ }; do
-    probe=$(run_child "$rt" fib 1 --quick | cut -f4,5)
+    probe=$(run_child "$rt" fib 1 --quick | cut -f5,6)
     if [[ ${probe%%$'\t'*} == ok ]]; then
         present+=("$rt")
     else
@@ -175,19 +178,22 @@ done
 
 # ---- the table ----
 
-# The rounds of $1 (a results file): "median others status answer", where median is the median
-# of the rounds' medians and others the other programs' share of the CPU time over all rounds
-# (for a loaded run, mostly the hogs'); status is ok or the first failure's.
+# The median of column $2 of file $1.
+median_of() {
+    cut -f"$2" "$1" | sort -g | awk '{ t[NR] = $1 }
+        END { printf "%.9g", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }'
+}
+
+# The rounds of $1 (a results file): "time cpu others status answer", where time and cpu are the
+# medians of the rounds' figures, others the other programs' share of the CPU time over all
+# rounds (for a loaded run, mostly the hogs'), and status ok or the first failure's.
 summarize() {
-    local m
-    m=$(cut -f1 "$1" | sort -g | awk '{ t[NR] = $1 }
-        END { printf "%.9g", NR % 2 ? t[(NR + 1) / 2] : (t[NR / 2] + t[NR / 2 + 1]) / 2 }')
-    awk -F'\t' -v m="$m" '
+    awk -F'\t' -v t="$(median_of "$1" 1)" -v cpu="$(median_of "$1" 4)" '
         { o += $2; c += $3 }
-        $4 != "ok" && bad == "" { bad = $4 "\t" $5 }
+        $5 != "ok" && bad == "" { bad = $5 "\t" $6 }
         END {
             # /proc/stat counts 10 ms ticks: below half a second of capacity the share is noise
-            printf "%s\t%s\t%s\n", m, (c < 0.5 ? "-" : sprintf("%.0f%%", 100 * (o < c ? o / c : 1))),
+            printf "%s\t%s\t%s\t%s\n", t, cpu, (c < 0.5 ? "-" : sprintf("%.0f%%", 100 * (o < c ? o / c : 1))),
                 (bad == "" ? "ok\t-" : bad)
         }' "$1"
 }
@@ -201,33 +207,38 @@ fmt_time() {
 
 echo
 echo "slowdown = time beside the hogs over time alone; with fair sharing between threads: ${fair}x"
+echo "CPU = the CPU time the runtime's process used per run, alone and beside the hogs: more"
+echo "  beside them is time its waiting threads spun or yielded while the hogs wanted the CPUs"
 echo "others = the CPU share other processes used during the runs (the hogs, when loaded)"
-printf '%-9s %-8s %10s %10s %9s %15s  %s\n' workload runtime alone loaded slowdown \
-    "others al/ld" check
+printf '%-8s %-8s %9s %9s %8s %19s %13s  %s\n' workload runtime alone loaded slowdown \
+    "CPU alone / loaded" "others al/ld" check
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+less() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 for wl in ${workloads//,/ }; do
-    best='' best_x='' ws_x=''
+    best='' best_x='' fast='' fast_t='' ws_x=''
     for rt in "${present[@]}"; do
-        IFS=$'\t' read -r ta oa sa why_a <<<"$(summarize "$tmp/$rt.$wl.alone")"
-        IFS=$'\t' read -r tl ol sl why_l <<<"$(summarize "$tmp/$rt.$wl.loaded")"
-        check=ok x=-
+        IFS=$'\t' read -r ta ca oa sa why_a <<<"$(summarize "$tmp/$rt.$wl.alone")"
+        IFS=$'\t' read -r tl cl ol sl why_l <<<"$(summarize "$tmp/$rt.$wl.loaded")"
+        check=ok x=- cx=-
         if [[ $sa != ok || $sl != ok ]]; then
             failed=1
             check="$([[ $sa != ok ]] && echo "alone $sa: $why_a") $([[ $sl != ok ]] && echo "loaded $sl: $why_l")"
         else
-            x=$(awk -v a="$ta" -v l="$tl" 'BEGIN { printf "%.2f", l / a }')
-            if [[ -z $best ]] || awk -v a="$x" -v b="$best_x" 'BEGIN { exit !(a < b) }'; then
-                best=$rt best_x=$x
-            fi
+            x=$(ratio "$ta" "$tl") cx=$(ratio "$ca" "$cl")
+            if [[ -z $best ]] || less "$x" "$best_x"; then best=$rt best_x=$x; fi
+            if [[ -z $fast ]] || less "$tl" "$fast_t"; then fast=$rt fast_t=$tl; fi
             [[ $rt == ws ]] && ws_x=$x
         fi
+        cpu=-
         [[ $sa == ok ]] && ta=$(fmt_time "$ta") || ta=-
         [[ $sl == ok ]] && tl=$(fmt_time "$tl") || tl=-
-        printf '%-9s %-8s %10s %10s %8sx %7s / %-5s  %s\n' "$wl" "$rt" "$ta" "$tl" "$x" "$oa" \
-            "$ol" "$check"
+        [[ $cx != - ]] && cpu="$(fmt_time "$ca") / $(fmt_time "$cl")"
+        printf '%-8s %-8s %9s %9s %7sx %19s %5sx %5s / %-5s  %s\n' "$wl" "$rt" "$ta" "$tl" "$x" \
+            "$cpu" "$cx" "$oa" "$ol" "$check"
     done
     if [[ -n $best ]]; then
         echo "  least hurt on $wl: $best (${best_x}x)$([[ -n $ws_x && $best != ws ]] &&
-            echo "; ws ${ws_x}x")"
+            echo ", ws ${ws_x}x"); fastest beside the hogs: $fast ($(fmt_time "$fast_t"))"
     fi
 done
 echo
