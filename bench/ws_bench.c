@@ -22,8 +22,11 @@
  * Child output, one line each (fields separated by tabs):
  *   I  workload  description
  *   R  workload  scheduler  workers  reps  median  min  max  spawns  steals  attempts  parks
- *      others_s  capacity_s  status  answer  depth
- * (depth: the deepest any worker's deque was, from ws_pool_stats; 0 for other schedulers)
+ *      others_s  capacity_s  status  answer  depth  self_s
+ * (depth: the deepest any worker's deque was, from ws_pool_stats; 0 for other schedulers;
+ * self_s: the CPU time this process used in the timed runs, all its threads, for
+ * bench/neighbours.sh: a runtime whose waiting threads spin or yield uses more of it when other
+ * programs want the CPUs)
  *   C  workload  copies  reps  median  min  max  others_s  capacity_s  status  answer
  * (the serial child with --ceiling: the time of `copies` serial runs side by side, see "The
  * ceiling" below)
@@ -319,6 +322,7 @@ typedef struct meas {
     const char *status; /* ok, FAIL, error */
     char answer[256];
     double others_s, timed_s; /* other processes' CPU time, and our wall time, in the runs */
+    double self_s;            /* our CPU time in the runs */
     ws_stats ws0;
     cq_stats cq0;
     counters per_run;
@@ -388,6 +392,7 @@ static void meas_run(const options *o, meas *m, const wb_workload *wl, void *sta
     cpu_sample c1 = cpu_sample_now();
     double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
     m->others_s += others > 0 ? others : 0;
+    m->self_s += c1.self_s - c0.self_s;
     m->timed_s += c1.wall_s - c0.wall_s;
     if (err) {
         snprintf(m->answer, sizeof(m->answer), "the run was refused: %s", ws_strerror(err));
@@ -463,10 +468,10 @@ static bool meas_finish(meas *m, const wb_workload *wl)
                med, lo, hi, m->others_s, m->timed_s * online_cpus(), m->status, m->answer);
     else
         printf("R\t%s\t%s\t%u\t%d\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.9g\t%.6f\t%.6f\t%s\t%s\t%."
-               "0f\n",
+               "0f\t%.6f\n",
                wl->name, sched_names[m->sched], m->sched == S_SERIAL ? 0u : m->workers, reps, med,
                lo, hi, c->spawns, c->steals, c->attempts, c->parks, m->others_s,
-               m->timed_s * online_cpus(), m->status, m->answer, c->depth);
+               m->timed_s * online_cpus(), m->status, m->answer, c->depth, m->self_s);
     fflush(stdout);
     return strcmp(m->status, "ok") == 0;
 }
@@ -618,7 +623,7 @@ static int child_main(const options *o)
         void *state = workloads[w]->prepare(workload_size(o, w));
         if (!state) {
             printf("R\t%s\t%s\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\terror\tcould not prepare the "
-                   "input\t0\n",
+                   "input\t0\t0\n",
                    workloads[w]->name, sched_names[o->child]);
             fflush(stdout);
             all_ok = false;
@@ -800,8 +805,8 @@ static double ceiling_of(int wl, unsigned copies)
 
 static void parse_child_line(char *line, int expect_sched)
 {
-    char *f[18];
-    int n = split_tabs(line, f, 18);
+    char *f[19];
+    int n = split_tabs(line, f, 19);
     if (n == 3 && strcmp(f[0], "I") == 0) {
         int w = find_workload(f[1], strlen(f[1]));
         if (w >= 0 && !descriptions[w][0])
@@ -830,7 +835,7 @@ static void parse_child_line(char *line, int expect_sched)
         parse_ceiling_line(f);
         return;
     }
-    if (n != 17 || strcmp(f[0], "R") != 0)
+    if (n != 18 || strcmp(f[0], "R") != 0)
         return;
     int w = find_workload(f[1], strlen(f[1]));
     int s = find_sched(f[2], strlen(f[2]));
