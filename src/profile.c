@@ -60,7 +60,7 @@ typedef struct ws__frame {
     uint64_t free_work, free_span; /* work and span with each stalled strand's stall taken off */
     uint64_t stalled;              /* strands found stalled, its children's included */
     uint64_t strands;              /* strands measured in this instance, its children's included */
-    ws_fn fn;                      /* the function this instance runs; NULL: calibrate's frame */
+    ws_fn fn;                      /* the function this instance runs */
     uint64_t cycles_start; /* the thread's user-mode cycles at the strand's start (cycles mode) */
     unsigned own_strands;  /* strands of this instance alone, so far */
     uint64_t strand_start; /* ws__ticks() at the start of the current strand */
@@ -156,12 +156,13 @@ static uint64_t test_clock_quantum(void)
  * A place is the function the frame runs, the strand's position in the frame (first, second,
  * third, the later ones together) and how the strand ended (at a fork or a wait, or at the
  * function's return), so that the leaves of a recursion and its inner calls are different
- * places. Each thread keeps the last STALL_HISTORY strands of each place; from them, every
- * STALL_REFRESH strands once it has STALL_HISTORY_MIN, it computes the place's figures: its
- * lower quartile q1 and median q2, the length from which a strand is stalled (q2 plus
- * STALL_SPREADS lower spreads, q2 - q1 less a quantum of the clock, and at least
- * STALL_MIN_QUANTA quanta), and its typical length (the mean of its recent strands short of
- * that). A strand is then judged against the figures computed before it:
+ * places. Each thread keeps the last STALL_HISTORY strands of each place; from them, at the
+ * STALL_HISTORY_MIN-th strand, at twice that, then every STALL_HISTORY strands (a sort of the
+ * history each time), it computes the place's figures: its lower quartile q1 and median q2,
+ * the length from which a strand is stalled (q2 plus STALL_SPREADS lower spreads, q2 - q1 less
+ * a quantum of the clock, and at least STALL_MIN_QUANTA quanta), and its typical length (the
+ * mean of its recent strands short of that). A strand is then judged against the figures
+ * computed before it:
  *  - stalled if that long: it counts at the typical length;
  *  - within BAND_QUANTA quanta of the typical length, either way, or anywhere short of a
  *    stall in a place whose lower half lies within that band (alike strands): it counts at the
@@ -197,7 +198,6 @@ static uint64_t test_clock_quantum(void)
 enum {
     STALL_HISTORY = 32,    /* recent strands kept per place (a power of two) */
     STALL_HISTORY_MIN = 8, /* recent strands a place needs before it judges one */
-    STALL_REFRESH = 8,     /* strands between two computations of a place's figures */
     STALL_PLACES = 64,     /* places tracked per thread, direct-mapped */
     STALL_LATER = 3,       /* positions in a frame told apart: 0, 1, 2, the rest */
     STALL_SPREADS = 8,     /* a stall exceeds the median by this many lower spreads */
@@ -292,26 +292,53 @@ static bool read_hint(uintptr_t key, place_figures *fig)
     return ws_load_relaxed(&h->key) == key && ws_load_relaxed(&h->pool) == pool;
 }
 
+/* Moves the k-th smallest of v[0, n) to v[k], with none larger before it and none smaller after
+ * (Hoare's selection: linear on average, where sorting the history cost about 80 instructions
+ * a strand, callgrind). */
+static void select_kth(uint64_t *v, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return; /* j < k < i: v[k] equals the pivot, in place */
+    }
+}
+
 /* The figures of a place's recent strands (see above). */
 static place_figures figures_of(const strand_place *p, const stall_clock *sc)
 {
     uint64_t v[STALL_HISTORY];
-    unsigned n = p->n < STALL_HISTORY ? p->n : STALL_HISTORY;
-    for (unsigned i = 0; i < n; i++) { /* insertion sort: at most 16 values */
-        uint64_t x = p->ticks[i];
-        unsigned j = i;
-        for (; j > 0 && v[j - 1] > x; j--)
-            v[j] = v[j - 1];
-        v[j] = x;
-    }
+    int n = p->n < STALL_HISTORY ? (int)p->n : STALL_HISTORY;
+    memcpy(v, p->ticks, sizeof v);
+    select_kth(v, n, n / 2);
+    select_kth(v, n / 2, n / 4); /* among the lower half, all at most v[n / 2] */
     uint64_t q1 = v[n / 4], q2 = v[n / 2], band = BAND_QUANTA * sc->quantum;
     uint64_t spread = q2 - q1 > sc->quantum ? q2 - q1 - sc->quantum : 0;
     place_figures fig = {.stall_at =
                              q2 + max_u64(STALL_SPREADS * spread, STALL_MIN_QUANTA * sc->quantum)};
     uint64_t sum = 0;
-    unsigned kept = 0;
-    for (; kept < n && v[kept] < fig.stall_at; kept++) /* at least half: v[n / 2] = q2 */
-        sum += v[kept];
+    unsigned kept = 0; /* at least half: those up to v[n / 2] = q2 */
+    for (int i = 0; i < n; i++) {
+        sum += v[i] < fig.stall_at ? v[i] : 0;
+        kept += v[i] < fig.stall_at;
+    }
     fig.typical = sum / kept;
     fig.low = fig.typical > band ? fig.typical - band : 0;
     /* Alike (the lower half within the band): nothing short of a stall is measurable. */
@@ -332,7 +359,7 @@ static uint64_t stall_free_ticks(uintptr_t key, uint64_t d, const stall_clock *s
     bool judged = p->n >= STALL_HISTORY_MIN || read_hint(key, &fig);
     /* The raw length: a place whose strands really grow moves its figures after a few. */
     p->ticks[p->n++ % STALL_HISTORY] = d;
-    if (p->n >= STALL_HISTORY_MIN && (p->n - STALL_HISTORY_MIN) % STALL_REFRESH == 0) {
+    if (p->n % STALL_HISTORY == 0 || p->n == STALL_HISTORY_MIN || p->n == 2 * STALL_HISTORY_MIN) {
         p->fig = figures_of(p, sc);
         publish_hint(key, &p->fig);
     }
@@ -465,14 +492,13 @@ static void add_strand(ws__frame *f, uint64_t ns, uint64_t free_ns, bool stalled
     f->stalled += stalled;
 }
 
-/* Closes f's strand (at_return: the function's last), read on the tick counter. A frame
- * without a function (calibrate's) is not judged for stalls. */
+/* Closes f's strand (at_return: the function's last), read on the tick counter. */
 static void close_strand_ticks(ws__frame *f, bool at_return)
 {
     uint64_t d = strand_ticks(f->strand_start, ws__ticks());
     d = d > clk.residual ? d - clk.residual : 0;
     uint64_t ns = (uint64_t)((double)d * clk.ns_per_tick);
-    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+    if (clk.cycles && thread_cycles()) {
         uint64_t c = ws__user_cycles_read(cycles_fd);
         uint64_t free_ns = (uint64_t)((double)(c - f->cycles_start) * clk.ns_per_cycle);
         bool stalled = c != UINT64_MAX && c > f->cycles_start && free_ns < ns;
@@ -481,8 +507,7 @@ static void close_strand_ticks(ws__frame *f, bool at_return)
     }
     bool stalled = false;
     stall_clock sc = {clk.quantum};
-    uint64_t free_d =
-        f->fn != NULL ? stall_free_ticks(place_key(f, at_return), d, &sc, &stalled) : d;
+    uint64_t free_d = stall_free_ticks(place_key(f, at_return), d, &sc, &stalled);
     add_strand(f, ns, (uint64_t)((double)free_d * clk.ns_per_tick), stalled);
 }
 
@@ -508,7 +533,7 @@ static void open_strand_ticks(ws__frame *f)
     if (now - tclk.last > clk.long_ticks)
         now = resync();
     tclk.last = now;
-    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+    if (clk.cycles && thread_cycles()) {
         f->cycles_start = ws__user_cycles_read(cycles_fd);
         now = ws__ticks(); /* the read's system call is before the strand */
     }
@@ -586,6 +611,13 @@ static uint64_t quantum_of_ticks(void)
     return max_u64(step[READS / 2], 1);
 }
 
+/* The function of calibrate's frame: its strands go through the stall detector as any
+ * profiled strand does (on the calling thread's own history, under a place of their own). */
+static void calibration_strand(void *arg)
+{
+    (void)arg;
+}
+
 /* Measures what an empty strand measures (the median of many: the residual taken off every
  * strand) and what a strand costs in all, with the functions that open and close strands (the
  * calling thread's own frame, if it has one, is left alone, and nothing is counted). */
@@ -597,7 +629,7 @@ static void calibrate(void)
     clk.long_ticks = (uint64_t)(LONG_INTERVAL_NS / clk.ns_per_tick);
     clk.quantum = quantum_of_ticks();
     calibrate_cycles();
-    ws__frame f = {0};
+    ws__frame f = {.fn = calibration_strand}; /* judged like any, so that the cost counts */
     for (int i = 0; i < SAMPLES; i++) {
         uint64_t t = ws__ticks();
         open_strand_ticks(&f); /* the counter's path, whatever clock a test has set */
