@@ -255,11 +255,19 @@ static uintptr_t place_key(const ws__frame *f, bool at_return)
     return (uintptr_t)f->fn + pos * 2u + (at_return ? 1u : 0u);
 }
 
-/* The pool of the calling thread, by serial number; 0 off a worker (no hints). */
+/* The pool of the calling thread, by serial number, noted when the thread enters a profiled
+ * computation (its root, or a stolen child); 0 until then (no hints). A worker stays in its
+ * pool for life. */
+static _Thread_local unsigned thread_pool_serial WS_TLS_FAST;
+
+void ws__prof_enter_pool(unsigned serial)
+{
+    thread_pool_serial = serial;
+}
+
 static unsigned thread_pool(void)
 {
-    ws__worker *w = ws__tls_worker;
-    return w != NULL ? w->pool->serial : 0;
+    return thread_pool_serial;
 }
 
 static void publish_hint(uintptr_t key, const place_figures *fig)
@@ -659,6 +667,7 @@ static uint64_t steal_cost(const ws__prof_slot *slot, bool stolen)
 
 void ws__prof_mark_stolen(ws__worker *w, ws__prof_slot *slot)
 {
+    ws__prof_enter_pool(w->pool->serial);
     slot->steal_ns = w->steal_begin_ns;
     slot->start_ns = ws__now_ns();
 }
