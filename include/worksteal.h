@@ -701,7 +701,8 @@ typedef struct ws_profile {
     /* Stalls: time the machine took from a CPU without switching its thread out (interrupts;
      * on a virtual machine, the host), charged to whatever strand ran. A strand far longer
      * than the recent strands of the same place in the program is taken as stalled, and counts
-     * as their median in the stall-free figures (docs/profiling.md). */
+     * at their typical length in the stall-free figures, as does one too close to that length
+     * for the clock to tell them apart (docs/profiling.md). */
     double stall_free_work_s;      /* work_s with each stalled strand's excess taken off */
     double stall_free_span_s;      /* span_s likewise: the longest path, strands stall-free */
     double stall_free_parallelism; /* stall_free_work_s / stall_free_span_s */

@@ -47,6 +47,7 @@
  * fast path (ws__wdeque_force_slow), which sends every join to join.c's general path, where the
  * instrumentation is; ws_spawn and ws_sync test one per-worker flag.
  */
+#include "profile.h"
 #include "internal.h"
 
 #include <errno.h>
@@ -59,7 +60,7 @@ typedef struct ws__frame {
     uint64_t free_work, free_span; /* work and span with each stalled strand's stall taken off */
     uint64_t stalled;              /* strands found stalled, its children's included */
     uint64_t strands;              /* strands measured in this instance, its children's included */
-    ws_fn fn;                      /* the function this instance runs; NULL: calibrate's frame */
+    ws_fn fn;                      /* the function this instance runs */
     uint64_t cycles_start; /* the thread's user-mode cycles at the strand's start (cycles mode) */
     unsigned own_strands;  /* strands of this instance alone, so far */
     uint64_t strand_start; /* ws__ticks() at the start of the current strand */
@@ -72,14 +73,14 @@ static _Thread_local ws__frame *cur_frame WS_TLS_FAST;
  * its own, see WS_CACHE_LINE in platform.h). */
 typedef struct strand_clock {
     alignas(WS_CACHE_LINE) double ns_per_tick;
-    uint64_t residual;    /* ticks an empty strand measures: taken off every strand */
-    uint64_t long_ticks;  /* a strand or gap longer than this is checked for time off the CPU */
-    double overhead_ns;   /* the instrumentation's own time per strand */
-    uint64_t stall_ticks; /* STALL_MIN_NS in ticks */
-    bool cycles;          /* WS_PROFILE_CYCLES=1 and the machine counts user-mode cycles */
-    double ns_per_cycle;  /* then: calibrated against the tick counter */
+    uint64_t residual;   /* ticks an empty strand measures: taken off every strand */
+    uint64_t long_ticks; /* a strand or gap longer than this is checked for time off the CPU */
+    double overhead_ns;  /* the instrumentation's own time per strand */
+    uint64_t quantum;    /* the smallest difference two reads of the counter show, ticks */
+    bool cycles;         /* WS_PROFILE_CYCLES=1 and the machine counts user-mode cycles */
+    double ns_per_cycle; /* then: calibrated against the tick counter */
 } strand_clock;
-static strand_clock clk = {.ns_per_tick = 1.0, .long_ticks = UINT64_MAX, .stall_ticks = UINT64_MAX};
+static strand_clock clk = {.ns_per_tick = 1.0, .long_ticks = UINT64_MAX};
 static pthread_once_t clk_once = PTHREAD_ONCE_INIT;
 
 /* Per thread: the latest strand boundary, and the latest point where the tick counter, the
@@ -114,6 +115,7 @@ static uint64_t elapsed(uint64_t from, uint64_t to)
  * own, see WS_CACHE_LINE in platform.h). */
 static struct {
     alignas(WS_CACHE_LINE) _Atomic(ws__prof_clock_fn) now;
+    _Atomic uint64_t quantum; /* ns; 0: 1, the default */
 } test_clock;
 
 void ws__prof_set_test_clock(ws__prof_clock_fn now)
@@ -128,6 +130,17 @@ static ws__prof_clock_fn test_clock_fn(void)
     return ws_load_relaxed(&test_clock.now); /* relaxed: see ws__prof_set_test_clock */
 }
 
+void ws__prof_set_test_quantum(uint64_t ns)
+{
+    ws_store_relaxed(&test_clock.quantum, ns); /* relaxed: as ws__prof_set_test_clock */
+}
+
+static uint64_t test_clock_quantum(void)
+{
+    uint64_t q = ws_load_relaxed(&test_clock.quantum); /* relaxed: see ws__prof_set_test_clock */
+    return q > 0 ? q : 1;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Stalls                                                                                    */
 /* ---------------------------------------------------------------------------------------- */
@@ -138,43 +151,101 @@ static ws__prof_clock_fn test_clock_fn(void)
  * the gaps over 5 us that a thread spinning on each vCPU saw without being switched out, about
  * 10% overlapped a gap of the other; docs/profiling.md), so no other thread can see it either.
  * What is left is the strand's own length: a stall shows as a strand far longer than its like,
- * the recent strands of the same place in the program on the same thread.
+ * the recent strands of the same place in the program.
  *
  * A place is the function the frame runs, the strand's position in the frame (first, second,
  * third, the later ones together) and how the strand ended (at a fork or a wait, or at the
  * function's return), so that the leaves of a recursion and its inner calls are different
- * places. Of a place's recent strands on this thread (up to STALL_HISTORY, at least
- * STALL_HISTORY_MIN), take the quartiles q1, q2 (the median) and q3: a strand is stalled when
- * it exceeds q3 by STALL_MIN_NS and by three times q3 - q1, and its stall-free length is then
- * q2. Quartiles, so that stalls among the recent strands (up to a quarter of them) move neither
- * the reference nor the spread; the spread, so that a place whose strands vary by nature (the
- * fan of children of 50 to 400 us) is left alone, while one whose strands are alike (the
- * tree's 20 us leaves) has stalls of a few us found. Tried and not kept: a stall when a strand
- * exceeds the median by half (the fan's 400 us child was one), or the second longest recent
- * strand by half (stalls were missed when two of the recent strands held one, 15% of the
- * leaves at this guest's 2,000 stalls a second). What this misses: a stall in a place seen
- * fewer than STALL_HISTORY_MIN times on the thread, and one shorter than STALL_MIN_NS or than
- * the place's spread. What it takes for a stall: a strand
- * legitimately much longer than its place's recent ones (the top merges of a recursive sort
- * after its small ones), and page faults (a deep recursion touching its stack for the first
- * time). The raw figures stay beside the stall-free ones. */
+ * places. Each thread keeps the last STALL_HISTORY strands of each place; from them, at the
+ * STALL_HISTORY_MIN-th strand, at twice that, then every STALL_HISTORY strands (a sort of the
+ * history each time), it computes the place's figures: its lower quartile q1 and median q2,
+ * the length from which a strand is stalled (q2 plus STALL_SPREADS lower spreads, q2 - q1 less
+ * a quantum of the clock, and at least STALL_MIN_QUANTA quanta), and its typical length (the
+ * mean of its recent strands short of that). A strand is then judged against the figures
+ * computed before it:
+ *  - stalled if that long: it counts at the typical length;
+ *  - within BAND_QUANTA quanta of the typical length, either way, or anywhere short of a
+ *    stall in a place whose lower half lies within that band (alike strands): it counts at the
+ *    typical length too, since a strand read with an error of up to a quantum at each end
+ *    cannot be told from it;
+ *  - otherwise as measured.
+ * So a stall-free length exceeds the raw one by at most BAND_QUANTA quanta.
+ * The lower half, because stalls only ever add time: up to half of the recent strands may be
+ * stalled without moving q1 or q2 (they come in bursts here: at load 3-7, more than four of
+ * sixteen 20 us leaves in a row now and then, which moved the upper quartile of the rule this
+ * replaces), and 32 of them, so that a burst of up to 15 is judged. The spread, so that a place
+ * whose strands vary by nature (the fan's children of 50 to 400 us: a spread of 50 us or more)
+ * is left alone, while one whose strands are alike (the tree's 20 us leaves, fib's strands of
+ * a few ns) has stalls of a few quanta found. The band, because the span is a maximum over
+ * paths: fib(25)'s critical path has 49 strands of about 4 ns read on a clock of 9 ns quanta,
+ * and the path whose strands happened to read a quantum long measured the span twice over;
+ * counted at their place's typical length, the strands of every path are read without that
+ * bias, and the work, a sum, keeps its mean (the band takes off about as much as it adds).
+ *
+ * A thread whose place is younger than STALL_HISTORY_MIN (a thief's first leaves, the first
+ * strands of a thread that touch its stack) judges by the figures another thread of the same
+ * pool published for that place (hints, below), if any.
+ *
+ * What this misses: a stall in a place no thread of the pool has seen STALL_HISTORY_MIN times,
+ * and one shorter than STALL_MIN_QUANTA quanta or than the place's spread. What it takes for a
+ * stall: a strand legitimately much longer than most of its place's recent ones (a place where
+ * a minority of the strands is long: the top merges of a recursive sort after its small ones),
+ * and page faults. The raw figures stay beside the stall-free ones. Tried and not kept: the
+ * upper quartile exceeded by three interquartile ranges (missed the stalls of bursts, and with
+ * a floor of 1 us every stall of fib's strands), the median exceeded by half (the fan's 400 us
+ * child was one), the second longest recent strand exceeded by half (stalls were missed when
+ * two of the recent strands held one). */
 enum {
-    STALL_HISTORY = 16,    /* recent strands kept per place (a power of two) */
+    STALL_HISTORY = 32,    /* recent strands kept per place (a power of two) */
     STALL_HISTORY_MIN = 8, /* recent strands a place needs before it judges one */
     STALL_PLACES = 64,     /* places tracked per thread, direct-mapped */
     STALL_LATER = 3,       /* positions in a frame told apart: 0, 1, 2, the rest */
-    STALL_MIN_NS = 1000,   /* the shortest stall recognised: an interrupt's scale */
+    STALL_SPREADS = 8,     /* a stall exceeds the median by this many lower spreads */
+    STALL_MIN_QUANTA = 3,  /* and by at least this many quanta of the clock */
+    BAND_QUANTA = 2,       /* a strand this close to its place's typical length is typical */
 };
 
+/* A place's figures, in the clock's units (ticks, or ns on the test clock). */
+typedef struct place_figures {
+    uint64_t typical;   /* the mean of the recent strands that were not stalled */
+    uint64_t low, high; /* a strand in [low, high) counts at the typical length */
+    uint64_t stall_at;  /* a strand this long or longer is stalled */
+} place_figures;
+
 typedef struct strand_place {
-    uintptr_t key; /* 0: free */
-    unsigned n;    /* strands recorded (the last STALL_HISTORY kept, a ring) */
+    uintptr_t key;     /* 0: free */
+    unsigned n;        /* strands recorded (the last STALL_HISTORY kept, a ring) */
+    place_figures fig; /* valid once n >= STALL_HISTORY_MIN */
     uint64_t ticks[STALL_HISTORY];
 } strand_place;
 
-/* Per thread; a collision replaces the older place. Not initial-exec: 9 KiB is more static TLS
- * than a library loaded by dlopen may have. */
+/* Per thread; a collision replaces the older place. Not initial-exec: 20 KiB is more static
+ * TLS than a library loaded by dlopen may have. */
 static _Thread_local strand_place places[STALL_PLACES];
+
+/* Hints: the figures of each place most recently computed by any thread of a pool, for the
+ * threads that have not seen the place often enough. A slot holds one place of one pool (by
+ * the pool's serial number); a slot that another place or pool takes over is simply
+ * overwritten. Every field is a relaxed atomic, written by the threads that compute figures
+ * and read by young places: a hint orders nothing and publishes nothing else, and one read
+ * while its slot is rewritten (the key is checked before and after the figures, which narrows
+ * that window without closing it) misjudges one strand at worst, as a wrong history would. */
+typedef struct place_hint {
+    _Atomic uintptr_t key;
+    _Atomic unsigned pool;
+    _Atomic uint64_t typical, low, high, stall_at;
+} place_hint;
+static place_hint hints[STALL_PLACES];
+
+/* What a judgment needs of the clock: its quantum (the smallest difference two reads show). */
+typedef struct stall_clock {
+    uint64_t quantum;
+} stall_clock;
+
+static unsigned slot_of(uintptr_t key)
+{
+    return (unsigned)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 58) & (STALL_PLACES - 1);
+}
 
 static uintptr_t place_key(const ws__frame *f, bool at_return)
 {
@@ -184,42 +255,126 @@ static uintptr_t place_key(const ws__frame *f, bool at_return)
     return (uintptr_t)f->fn + pos * 2u + (at_return ? 1u : 0u);
 }
 
-/* The quartiles of a place's recent strands (q[0] = q1, q[1] = the median, q[2] = q3). */
-static void quartiles_of(const strand_place *p, uint64_t q[3])
+/* The pool of the calling thread, by serial number, noted when the thread enters a profiled
+ * computation (its root, or a stolen child); 0 until then (no hints). A worker stays in its
+ * pool for life. */
+static _Thread_local unsigned thread_pool_serial WS_TLS_FAST;
+
+void ws__prof_enter_pool(unsigned serial)
 {
-    uint64_t v[STALL_HISTORY];
-    unsigned n = p->n < STALL_HISTORY ? p->n : STALL_HISTORY;
-    for (unsigned i = 0; i < n; i++) { /* insertion sort: at most 16 values */
-        uint64_t x = p->ticks[i];
-        unsigned j = i;
-        for (; j > 0 && v[j - 1] > x; j--)
-            v[j] = v[j - 1];
-        v[j] = x;
-    }
-    q[0] = v[n / 4];
-    q[1] = v[n / 2];
-    q[2] = v[n * 3 / 4];
+    thread_pool_serial = serial;
 }
 
-/* The stall-free length of a strand of d ticks at place key (see above); records d. */
-static uint64_t stall_free_ticks(uintptr_t key, uint64_t d, uint64_t min_ticks)
+static unsigned thread_pool(void)
 {
-    strand_place *p = &places[(key * UINT64_C(0x9E3779B97F4A7C15)) >> 58 & (STALL_PLACES - 1)];
+    return thread_pool_serial;
+}
+
+static void publish_hint(uintptr_t key, const place_figures *fig)
+{
+    unsigned pool = thread_pool();
+    if (pool == 0)
+        return;
+    place_hint *h = &hints[slot_of(key)];
+    /* relaxed, all four: a hint orders nothing (see place_hint). */
+    ws_store_relaxed(&h->key, key);
+    ws_store_relaxed(&h->pool, pool);
+    ws_store_relaxed(&h->typical, fig->typical);
+    ws_store_relaxed(&h->low, fig->low);
+    ws_store_relaxed(&h->high, fig->high);
+    ws_store_relaxed(&h->stall_at, fig->stall_at);
+}
+
+/* The hint for key in the calling thread's pool, if there is one. */
+static bool read_hint(uintptr_t key, place_figures *fig)
+{
+    unsigned pool = thread_pool();
+    place_hint *h = &hints[slot_of(key)];
+    /* relaxed, all: a hint orders nothing (see place_hint). */
+    if (pool == 0 || ws_load_relaxed(&h->key) != key || ws_load_relaxed(&h->pool) != pool)
+        return false;
+    fig->typical = ws_load_relaxed(&h->typical);
+    fig->low = ws_load_relaxed(&h->low);
+    fig->high = ws_load_relaxed(&h->high);
+    fig->stall_at = ws_load_relaxed(&h->stall_at);
+    return ws_load_relaxed(&h->key) == key && ws_load_relaxed(&h->pool) == pool;
+}
+
+/* Moves the k-th smallest of v[0, n) to v[k], with none larger before it and none smaller after
+ * (Hoare's selection: linear on average, where sorting the history cost about 80 instructions
+ * a strand, callgrind). */
+static void select_kth(uint64_t *v, int n, int k)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t pivot = v[lo + (hi - lo) / 2];
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                uint64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return; /* j < k < i: v[k] equals the pivot, in place */
+    }
+}
+
+/* The figures of a place's recent strands (see above). */
+static place_figures figures_of(const strand_place *p, const stall_clock *sc)
+{
+    uint64_t v[STALL_HISTORY];
+    int n = p->n < STALL_HISTORY ? (int)p->n : STALL_HISTORY;
+    memcpy(v, p->ticks, sizeof v);
+    select_kth(v, n, n / 2);
+    select_kth(v, n / 2, n / 4); /* among the lower half, all at most v[n / 2] */
+    uint64_t q1 = v[n / 4], q2 = v[n / 2], band = BAND_QUANTA * sc->quantum;
+    uint64_t spread = q2 - q1 > sc->quantum ? q2 - q1 - sc->quantum : 0;
+    place_figures fig = {.stall_at =
+                             q2 + max_u64(STALL_SPREADS * spread, STALL_MIN_QUANTA * sc->quantum)};
+    uint64_t sum = 0;
+    unsigned kept = 0; /* at least half: those up to v[n / 2] = q2 */
+    for (int i = 0; i < n; i++) {
+        sum += v[i] < fig.stall_at ? v[i] : 0;
+        kept += v[i] < fig.stall_at;
+    }
+    fig.typical = sum / kept;
+    fig.low = fig.typical > band ? fig.typical - band : 0;
+    /* Alike (the lower half within the band): nothing short of a stall is measurable. */
+    fig.high = q2 - q1 <= band ? fig.stall_at : fig.typical + band + 1;
+    return fig;
+}
+
+/* The stall-free length of a strand of d ticks at place key (see above), and whether it was
+ * stalled; records d. */
+static uint64_t stall_free_ticks(uintptr_t key, uint64_t d, const stall_clock *sc, bool *stalled)
+{
+    strand_place *p = &places[slot_of(key)];
     if (p->key != key) {
         p->key = key;
         p->n = 0;
     }
-    uint64_t free_d = d;
-    if (d >= min_ticks && p->n >= STALL_HISTORY_MIN) {
-        uint64_t q[3];
-        quartiles_of(p, q);
-        uint64_t spread = 3 * (q[2] - q[0]);
-        if (d >= q[2] + (spread > min_ticks ? spread : min_ticks))
-            free_d = q[1];
-    }
-    /* The raw length: a place whose strands really grow moves its quartiles after a few. */
+    place_figures fig = p->fig;
+    bool judged = p->n >= STALL_HISTORY_MIN || read_hint(key, &fig);
+    /* The raw length: a place whose strands really grow moves its figures after a few. */
     p->ticks[p->n++ % STALL_HISTORY] = d;
-    return free_d;
+    if (p->n % STALL_HISTORY == 0 || p->n == STALL_HISTORY_MIN || p->n == 2 * STALL_HISTORY_MIN) {
+        p->fig = figures_of(p, sc);
+        publish_hint(key, &p->fig);
+    }
+    *stalled = judged && d >= fig.stall_at;
+    if (*stalled || (judged && d >= fig.low && d < fig.high))
+        return fig.typical;
+    return d;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -332,8 +487,8 @@ bool ws__prof_active(void)
     return cur_frame != NULL;
 }
 
-/* Adds a strand of ns, of which free_ns was not stalled, to frame f, and counts it. */
-static void add_strand(ws__frame *f, uint64_t ns, uint64_t free_ns)
+/* Adds a strand of ns, free_ns without stalls (and stalled if it had one), to frame f. */
+static void add_strand(ws__frame *f, uint64_t ns, uint64_t free_ns, bool stalled)
 {
     f->strands++;
     f->own_strands++;
@@ -342,25 +497,26 @@ static void add_strand(ws__frame *f, uint64_t ns, uint64_t free_ns)
     f->bspan += ns;
     f->free_work += free_ns;
     f->free_span += free_ns;
-    f->stalled += free_ns < ns;
+    f->stalled += stalled;
 }
 
-/* Closes f's strand (at_return: the function's last), read on the tick counter. A frame
- * without a function (calibrate's) is not judged for stalls. */
+/* Closes f's strand (at_return: the function's last), read on the tick counter. */
 static void close_strand_ticks(ws__frame *f, bool at_return)
 {
     uint64_t d = strand_ticks(f->strand_start, ws__ticks());
     d = d > clk.residual ? d - clk.residual : 0;
     uint64_t ns = (uint64_t)((double)d * clk.ns_per_tick);
-    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+    if (clk.cycles && thread_cycles()) {
         uint64_t c = ws__user_cycles_read(cycles_fd);
         uint64_t free_ns = (uint64_t)((double)(c - f->cycles_start) * clk.ns_per_cycle);
-        add_strand(f, ns, c != UINT64_MAX && c > f->cycles_start && free_ns < ns ? free_ns : ns);
+        bool stalled = c != UINT64_MAX && c > f->cycles_start && free_ns < ns;
+        add_strand(f, ns, stalled ? free_ns : ns, stalled);
         return;
     }
-    uint64_t free_d =
-        f->fn != NULL ? stall_free_ticks(place_key(f, at_return), d, clk.stall_ticks) : d;
-    add_strand(f, ns, (uint64_t)((double)free_d * clk.ns_per_tick));
+    bool stalled = false;
+    stall_clock sc = {clk.quantum};
+    uint64_t free_d = stall_free_ticks(place_key(f, at_return), d, &sc, &stalled);
+    add_strand(f, ns, (uint64_t)((double)free_d * clk.ns_per_tick), stalled);
 }
 
 static void close_strand(ws__frame *f, bool at_return)
@@ -371,7 +527,10 @@ static void close_strand(ws__frame *f, bool at_return)
         return;
     }
     uint64_t d = elapsed(f->strand_start, test());
-    add_strand(f, d, stall_free_ticks(place_key(f, at_return), d, STALL_MIN_NS));
+    bool stalled;
+    stall_clock sc = {test_clock_quantum()};
+    uint64_t free_d = stall_free_ticks(place_key(f, at_return), d, &sc, &stalled);
+    add_strand(f, d, free_d, stalled);
 }
 
 static void open_strand_ticks(ws__frame *f)
@@ -382,7 +541,7 @@ static void open_strand_ticks(ws__frame *f)
     if (now - tclk.last > clk.long_ticks)
         now = resync();
     tclk.last = now;
-    if (clk.cycles && f->fn != NULL && thread_cycles()) {
+    if (clk.cycles && thread_cycles()) {
         f->cycles_start = ws__user_cycles_read(cycles_fd);
         now = ws__ticks(); /* the read's system call is before the strand */
     }
@@ -444,6 +603,29 @@ static int compare_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The counter's quantum, in ticks: the median step between two reads that differ (21 ticks
+ * here, 8.6 ns: this guest's counter advances in steps). */
+static uint64_t quantum_of_ticks(void)
+{
+    enum { READS = 1001 };
+    static uint64_t step[READS];
+    for (int i = 0; i < READS; i++) {
+        uint64_t t0 = ws__ticks(), t1;
+        while ((t1 = ws__ticks()) == t0) {
+        }
+        step[i] = t1 - t0;
+    }
+    qsort(step, READS, sizeof step[0], compare_u64);
+    return max_u64(step[READS / 2], 1);
+}
+
+/* The function of calibrate's frame: its strands go through the stall detector as any
+ * profiled strand does (on the calling thread's own history, under a place of their own). */
+static void calibration_strand(void *arg)
+{
+    (void)arg;
+}
+
 /* Measures what an empty strand measures (the median of many: the residual taken off every
  * strand) and what a strand costs in all, with the functions that open and close strands (the
  * calling thread's own frame, if it has one, is left alone, and nothing is counted). */
@@ -453,9 +635,9 @@ static void calibrate(void)
     static uint64_t inside[SAMPLES], cycle[SAMPLES];
     clk.ns_per_tick = ws__ticks_ns_per_tick();
     clk.long_ticks = (uint64_t)(LONG_INTERVAL_NS / clk.ns_per_tick);
-    clk.stall_ticks = (uint64_t)(STALL_MIN_NS / clk.ns_per_tick);
+    clk.quantum = quantum_of_ticks();
     calibrate_cycles();
-    ws__frame f = {0};
+    ws__frame f = {.fn = calibration_strand}; /* judged like any, so that the cost counts */
     for (int i = 0; i < SAMPLES; i++) {
         uint64_t t = ws__ticks();
         open_strand_ticks(&f); /* the counter's path, whatever clock a test has set */
@@ -485,6 +667,7 @@ static uint64_t steal_cost(const ws__prof_slot *slot, bool stolen)
 
 void ws__prof_mark_stolen(ws__worker *w, ws__prof_slot *slot)
 {
+    ws__prof_enter_pool(w->pool->serial);
     slot->steal_ns = w->steal_begin_ns;
     slot->start_ns = ws__now_ns();
 }
@@ -530,4 +713,11 @@ double ws__prof_calibrate(void)
 {
     pthread_once(&clk_once, calibrate);
     return clk.overhead_ns;
+}
+
+double ws__prof_quantum_ns(void)
+{
+    if (test_clock_fn() != NULL)
+        return (double)test_clock_quantum();
+    return (double)clk.quantum * clk.ns_per_tick;
 }

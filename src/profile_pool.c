@@ -6,6 +6,7 @@
  * is. One profile at a time per pool; a task of the pool cannot profile its own pool.
  */
 #include "internal.h"
+#include "profile.h"
 
 #include <errno.h>
 #include <string.h>
@@ -27,12 +28,14 @@ static void set_slow_mode(ws_pool *pool, bool on)
 typedef struct root_ctx {
     ws_fn fn;
     void *arg;
+    unsigned pool_serial;
     ws__prof_slot slot;
 } root_ctx;
 
 static void profiled_root(void *p)
 {
     root_ctx *r = p;
+    ws__prof_enter_pool(r->pool_serial);
     ws__prof_run_child(r->fn, r->arg, &r->slot);
 }
 
@@ -53,7 +56,7 @@ int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out)
     double overhead_ns = ws__prof_calibrate();
     ws_pool_stats(pool, &before);
     set_slow_mode(pool, true);
-    root_ctx r = {fn, arg, {0}};
+    root_ctx r = {fn, arg, pool->serial, {0}};
     uint64_t t0 = ws__now_ns();
     int err = ws_pool_run(pool, profiled_root, &r);
     uint64_t t1 = ws__now_ns();

@@ -24,17 +24,22 @@
  *   a group job submitted inside a join, or waited for: no part of the DAG (work 5, span 4;
  *     work 2, span 2).
  *
- * Stalls. A leaf of the depth-10 tree that works 50 us more than its 1023 siblings (the
- * STALL_AT-th leaf to run) is a stall to the profiler's detector on one worker, which has seen
- * many leaves before it: the raw span has the extra 50 us, the stall-free span does not, and
- * one stall is counted. On more workers the leaf may be the first its thread runs, which has
- * no history to judge it by: there the stall-free figures are either of the two exact values.
+ * Stalls, injected into the leaves of the depth-10 tree of 20 us leaves, where the detector
+ * must take each out exactly (the stall-free work and span are the tree's own, the raw ones
+ * keep the stalls, and the stalls are counted): one of 50 us; a burst of six from 3 ns (three
+ * quanta of the test clock) to 50 us among seven leaves in a row; a stall in the first leaf of
+ * every thread but the first to run leaves, judged by the figures the first published. And
+ * jitter, leaves alternately 5 ns short and long on a clock of 10 ns quanta, which the
+ * stall-free figures count at the mean: exact, where the raw span has a long leaf.
  */
 #include "../src/internal.h"
+#include "../src/profile.h"
 #include "profile_shapes.h"
 #include "test.h"
 
+#include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 /* ---- the clock ---- */
 
@@ -129,9 +134,12 @@ static void check_group_jobs(ws_pool *pool)
     ASSERT_OK(g.err);
 }
 
-/* ---- a stall ---- */
+/* ---- stalls ---- */
 
-enum { STALL_AT = 600, STALL_NS = 50000, LEAF_NS = 20000, DEPTH = 10 };
+/* The depth-10 tree of 20 us leaves, where the machine adds leaf_extra(i) ns to the i-th leaf
+ * to run (from 1), or takes them off if negative. */
+enum { LEAF_NS = 20000, DEPTH = 10 };
+static int64_t (*leaf_extra)(int i);
 static atomic_int leaves_run;
 
 static void stalled_tree(void *p)
@@ -142,35 +150,166 @@ static void stalled_tree(void *p)
         ws_join(stalled_tree, &child, stalled_tree, &child);
         return;
     }
-    shape_work_for(LEAF_NS);
-    if (atomic_fetch_add(&leaves_run, 1) + 1 == STALL_AT)
-        shape_work_for(STALL_NS); /* the machine took the CPU for 50 us */
+    int64_t extra = leaf_extra(atomic_fetch_add(&leaves_run, 1) + 1);
+    shape_work_for((uint64_t)(LEAF_NS + extra));
 }
 
-static void check_stall(ws_pool *pool, unsigned workers)
+typedef struct tree_figures {
+    uint64_t work, span, free_work, free_span, stalls;
+} tree_figures;
+
+static tree_figures profile_stalled_tree(ws_pool *pool, int64_t (*extra)(int), const char *name)
 {
-    uint64_t leaves = 1u << DEPTH, inner = leaves - 1;
-    /* inner nodes: a strand of 1 before the join, 1 after */
-    uint64_t work = 2 * inner + leaves * (LEAF_NS + 1), span = 2 * DEPTH + LEAF_NS + 1;
     int depth = DEPTH;
+    leaf_extra = extra;
     atomic_store(&leaves_run, 0);
     ws_profile p;
     ASSERT_OK(ws_pool_profile(pool, stalled_tree, &depth, &p));
+    tree_figures t = {ns_of(p.work_s), ns_of(p.span_s), ns_of(p.stall_free_work_s),
+                      ns_of(p.stall_free_span_s), p.stalls};
     printf("  %-22s work %10" PRIu64 " ns  span %8" PRIu64 " ns  stall-free %8" PRIu64
            " and %8" PRIu64 " ns, %" PRIu64 " stalls\n",
-           "tree with a stall", ns_of(p.work_s), ns_of(p.span_s), ns_of(p.stall_free_work_s),
-           ns_of(p.stall_free_span_s), p.stalls);
-    ASSERT_UEQ(ns_of(p.work_s), work + STALL_NS);
-    ASSERT_UEQ(ns_of(p.span_s), span + STALL_NS);
-    if (workers == 1 || p.stalls == 1) {
-        ASSERT_UEQ(p.stalls, 1);
-        ASSERT_UEQ(ns_of(p.stall_free_work_s), work);
-        ASSERT_UEQ(ns_of(p.stall_free_span_s), span);
-    } else {
-        ASSERT_UEQ(p.stalls, 0); /* the leaf was its thread's first few: not judged */
-        ASSERT_UEQ(ns_of(p.stall_free_work_s), work + STALL_NS);
-        ASSERT_UEQ(ns_of(p.stall_free_span_s), span + STALL_NS);
+           name, t.work, t.span, t.free_work, t.free_span, t.stalls);
+    ASSERT_UEQ(p.strands, 2 * ((1u << DEPTH) - 1) + (1u << DEPTH));
+    return t;
+}
+
+/* The tree's figures without any stall: an inner node is a strand of 1 ns before its join and
+ * one of 1 ns after. */
+static const uint64_t TREE_WORK = 2 * ((1u << DEPTH) - 1) + (1u << DEPTH) * (LEAF_NS + 1);
+static const uint64_t TREE_SPAN = 2 * DEPTH + LEAF_NS + 1;
+
+/* Each stall is taken out exactly: the stall-free figures are the tree's. */
+static void check_stalls_taken_out(tree_figures t, uint64_t stalled_ns, uint64_t stalls)
+{
+    ASSERT_UEQ(t.work, TREE_WORK + stalled_ns);
+    ASSERT_UEQ(t.stalls, stalls);
+    ASSERT_UEQ(t.free_work, TREE_WORK);
+    ASSERT_UEQ(t.free_span, TREE_SPAN);
+}
+
+/* One stall of 50 us, at the 600th leaf. Every thread has seen leaves by then, or has a hint
+ * from one that has (of the 599 leaves before it, one thread ran at least 150, and published
+ * its figures after its 8th, before its 9th leaf's increment of leaves_run). */
+enum { STALL_AT = 600, STALL_NS = 50000 };
+
+static int64_t one_stall(int i)
+{
+    return i == STALL_AT ? STALL_NS : 0;
+}
+
+static void check_stall(ws_pool *pool)
+{
+    tree_figures t = profile_stalled_tree(pool, one_stall, "tree with a stall");
+    ASSERT_UEQ(t.span, TREE_SPAN + STALL_NS);
+    check_stalls_taken_out(t, STALL_NS, 1);
+}
+
+/* A burst: six stalls among seven leaves in a row, from 3 ns (three quanta of the test clock,
+ * the shortest stall recognised) to 50 us. The stalled strands are under half of any recent
+ * history, so the place's median and lower quartile stay those of its clean leaves. */
+static const uint64_t burst_ns[] = {3, 400, 5000, 0, 50000, 7, 20000};
+enum { BURST = sizeof burst_ns / sizeof burst_ns[0] };
+
+static int64_t burst(int i)
+{
+    return i >= STALL_AT && i < STALL_AT + BURST ? (int64_t)burst_ns[i - STALL_AT] : 0;
+}
+
+static void check_burst(ws_pool *pool)
+{
+    tree_figures t = profile_stalled_tree(pool, burst, "tree with a burst");
+    uint64_t sum = 0, longest = 0;
+    for (int i = 0; i < BURST; i++) {
+        sum += burst_ns[i];
+        longest = burst_ns[i] > longest ? burst_ns[i] : longest;
     }
+    ASSERT_UEQ(t.span, TREE_SPAN + longest);
+    check_stalls_taken_out(t, sum, BURST - 1);
+}
+
+/* Jitter within the band: on a clock of JITTER_QUANTUM_NS, each thread's leaves alternate
+ * between 5 ns short and 5 ns long (the first short). Read on such a clock they cannot be told
+ * apart, so the stall-free figures count each at its place's typical length, the mean: the
+ * tree's exact figures, where the raw span has a long leaf. A place's first strands in a fresh
+ * pool have no figures to be judged by, so the stall-free figures are exact from the second
+ * profile of the pool on. */
+enum { JITTER_NS = 5, JITTER_QUANTUM_NS = 10 };
+static _Thread_local unsigned jittered_leaves;
+
+static int64_t jitter(int i)
+{
+    (void)i;
+    return jittered_leaves++ % 2 == 0 ? -JITTER_NS : JITTER_NS;
+}
+
+static void check_jitter(ws_pool *pool, int rep)
+{
+    ws__prof_set_test_quantum(JITTER_QUANTUM_NS);
+    tree_figures t = profile_stalled_tree(pool, jitter, "tree with jitter");
+    ws__prof_set_test_quantum(0);
+    ASSERT_UEQ(t.span, TREE_SPAN + JITTER_NS);
+    ASSERT_UEQ(t.stalls, 0);
+    if (rep > 0) {
+        ASSERT_UEQ(t.free_work, TREE_WORK);
+        ASSERT_UEQ(t.free_span, TREE_SPAN);
+    }
+}
+
+/* A stall in a thread's first leaf, which its own history cannot judge: the thread judges it by
+ * the figures that another thread of the pool published. The first thread to run a leaf
+ * (first_runner) runs eight, which publishes the place's figures, then waits at its ninth for
+ * another thread to start a leaf; every other thread's first leaf waits for that ninth leaf
+ * and is then stalled. */
+static atomic_int first_runner, first_runner_leaves, others_started, young_stalls;
+static _Thread_local bool ran_a_leaf;
+
+static void wait_until(atomic_int *v, int at_least)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (atomic_load(v) < at_least) { /* seq_cst: see young_stall */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        ASSERT(now.tv_sec - start.tv_sec < 60); /* a hang guard: no thread took any work */
+        sched_yield();
+    }
+}
+
+static int64_t young_stall(int i)
+{
+    (void)i;
+    int me = ws_worker_id() + 1, none = 0;
+    bool first_leaf = !ran_a_leaf;
+    ran_a_leaf = true;
+    /* seq_cst, all: a thread's publication of its figures, at the close of its 8th leaf, is
+     * sequenced before its increment at the 9th, which the waiting thread reads. */
+    if (atomic_compare_exchange_strong(&first_runner, &none, me) || none == me) {
+        if (atomic_fetch_add(&first_runner_leaves, 1) + 1 == 9)
+            wait_until(&others_started, 1);
+        return 0;
+    }
+    if (!first_leaf)
+        return 0;
+    atomic_fetch_add(&others_started, 1);
+    wait_until(&first_runner_leaves, 9);
+    atomic_fetch_add(&young_stalls, 1);
+    return STALL_NS;
+}
+
+static void check_young_stall(ws_pool *pool, unsigned workers, int rep)
+{
+    if (rep == 0) {
+        atomic_store(&first_runner, 0);
+        atomic_store(&first_runner_leaves, 0);
+        atomic_store(&others_started, 0);
+    }
+    atomic_store(&young_stalls, 0);
+    if (workers == 1)
+        return; /* one thread: no other to be young */
+    tree_figures t = profile_stalled_tree(pool, young_stall, "stalled young threads");
+    uint64_t stalls = (uint64_t)atomic_load(&young_stalls);
+    ASSERT(rep > 0 || stalls >= 1); /* the first profile waited for another thread's leaf */
+    check_stalls_taken_out(t, stalls * STALL_NS, stalls);
 }
 
 /* Each shape on a pool of its own, profiled three times: the stall detector keeps a history per
@@ -207,8 +346,17 @@ static void run_shape(unsigned workers, int shape)
         case 7:
             check_group_jobs(pool);
             break;
+        case 8:
+            check_stall(pool);
+            break;
+        case 9:
+            check_burst(pool);
+            break;
+        case 10:
+            check_jitter(pool, rep);
+            break;
         default:
-            check_stall(pool, workers);
+            check_young_stall(pool, workers, rep);
             break;
         }
     }
@@ -223,7 +371,7 @@ int main(void)
     unsigned counts[] = {1, 2, 4};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         printf("--- %u workers\n", counts[i]);
-        for (int shape = 0; shape <= 8; shape++)
+        for (int shape = 0; shape <= 11; shape++)
             run_shape(counts[i], shape);
     }
     ws__prof_set_test_clock(NULL);
