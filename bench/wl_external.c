@@ -32,7 +32,8 @@
  *    only when named in --sections.
  * 5. Lone jobs: --samples / 2 group jobs submitted one at a time from the main thread, 10 us
  *    apart, to a pool of 1 worker, and the same to the mutex pool (in alternating blocks of 250,
- *    so that whatever else runs on the machine falls on both alike): the time from the submission
+ *    so that whatever else runs on the machine falls on both alike, after an untimed block to
+ *    each): the time from the submission
  *    to the job's start, p50 and p99. The worker has finished each job before the next comes,
  *    so this is what a job submitted alone waits; a batch that lingers for its group's next jobs
  *    must not hold it back (docs/external.md, "Lingering batches").
@@ -1010,15 +1011,24 @@ static void lone_block(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots,
         lat[i] = (double)(slots[i].start - sent[i]) * 1e-3;
 }
 
-/* n jobs to each pool, in blocks of LONE_BLOCK that alternate between them, so that what else
- * the machine does meanwhile falls on both alike. */
+/* n jobs to each pool, in blocks of LONE_BLOCK that alternate between them (each pool first in
+ * every other pair), so that what else the machine does meanwhile falls on both alike; after one
+ * untimed block to each, so that neither pays its threads' first run (a cold worker, on a
+ * virtual machine a vCPU the host had put to sleep) inside the figures. */
 static void lone_run(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
                      double *ws, double *cq, size_t n)
 {
+    size_t warm = LONE_BLOCK < n ? LONE_BLOCK : n;
+    lone_block(wp, NULL, tasks, slots, sent, ws, 0, warm);
+    lone_block(NULL, cp, tasks, slots, sent, cq, 0, warm);
     for (size_t from = 0; from < n; from += LONE_BLOCK) {
         size_t to = from + LONE_BLOCK < n ? from + LONE_BLOCK : n;
-        lone_block(wp, NULL, tasks, slots, sent, ws, from, to);
+        bool ws_first = (from / LONE_BLOCK) % 2 == 0;
+        if (ws_first)
+            lone_block(wp, NULL, tasks, slots, sent, ws, from, to);
         lone_block(NULL, cp, tasks, slots, sent, cq, from, to);
+        if (!ws_first)
+            lone_block(wp, NULL, tasks, slots, sent, ws, from, to);
     }
 }
 
