@@ -188,9 +188,13 @@ bool ws__idle_contended(ws_pool *pool)
     /* relaxed: a heuristic; a stale answer only changes how a worker waits. */
     uint64_t due = ws_load_relaxed(&idle->probe_due);
     if (now >= due && ws_cas_relaxed(&idle->probe_due, &due, now + PROBE_INTERVAL_NS)) {
-        unsigned others = ws__runnable_threads(); /* the caller included: 0 if unknown */
-        others = others > 0 ? others - 1 : 0;
-        ws_store_relaxed(&idle->contended, others >= ws__online_cpus()); /* relaxed: as above */
+        /* The threads runnable on the machine (0 if unknown), less this pool's awake workers
+         * (the caller among them): the outsiders, the submitters of the pool's work included. */
+        unsigned runnable = ws__runnable_threads();
+        uint32_t awake = pool->nworkers + ws_load_relaxed(&pool->spares_running) -
+                         ws__idle_sleepers(ws_load_relaxed(&idle->state)); /* relaxed: as above */
+        unsigned outsiders = runnable > awake ? runnable - awake : 0;
+        ws_store_relaxed(&idle->contended, outsiders >= ws__online_cpus()); /* relaxed: as above */
     }
     return ws_load_relaxed(&idle->contended) != 0; /* relaxed: as above */
 }

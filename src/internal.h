@@ -554,13 +554,13 @@ typedef struct ws__idle {
 /* Any thread, after publishing work with a plain store (a push onto an empty deque): wakes
  * one sleeper if nobody searches. Lock-free (one RMW, a futex wake at most). */
 void ws__idle_notify(ws_pool *pool);
-/* True if the machine has no CPU free for a worker that spins: as many other threads runnable
- * as CPUs online (counted at most once a millisecond per pool), or a spinning worker of the pool
- * lost its CPU since. A worker that spins then takes a CPU from a thread that needs it, and
- * once the scheduler takes it back, the spinner waits out another thread's time slice (a few
- * milliseconds) with the work it spins for; a worker that parks is woken through the futex,
- * and the scheduler runs a thread it wakes promptly. Spinning waits (the idle search, a
- * lingering batch) park at once instead. */
+/* True if the machine has no CPU free for a worker that spins: as many threads runnable that
+ * are not the pool's awake workers as CPUs online (counted at most once a millisecond per pool),
+ * or a spinning worker of the pool lost its CPU since. A worker that spins then takes a CPU from a
+ * thread that needs it, and once the scheduler takes it back, the spinner waits out another
+ * thread's time slice (a few milliseconds) with the work it spins for; a worker that parks is woken
+ * through the futex, and the scheduler runs a thread it wakes promptly. Spinning waits (the idle
+ * search, a lingering batch) park at once instead. */
 bool ws__idle_contended(ws_pool *pool);
 /* A spinning worker's check between two looks (*last_look: the time of the previous one, set to
  * now): true if more time passed than a look and its pauses take, that is, the worker lost its
