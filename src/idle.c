@@ -337,11 +337,11 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
             leave_search_busy(pool);
             return NULL;
         }
-        /* Spinning, the worker keeps its owed group counts unless someone waits for them;
-         * before it yields or sleeps it settles them. */
         if (b.round < SPIN_ROUNDS + YIELD_ROUNDS &&
             (ws__idle_lost_cpu(pool, &last_look) || ws__idle_contended(pool)))
             b.round = SPIN_ROUNDS + YIELD_ROUNDS; /* park now (ws__idle_contended) */
+        /* Spinning, the worker keeps its owed group counts unless someone waits for them;
+         * before it yields or sleeps it settles them. */
         ws__worker_settle(w, b.round >= SPIN_ROUNDS);
         if (!ws__backoff_step(&b))
             continue;
@@ -349,6 +349,7 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
         if (t != NULL)
             return t;
         b.round = 0;
+        last_look = ws__now_ns(); /* the time asleep was not a lost CPU */
     }
     (void)ws__idle_search_end(&pool->idle.state); /* the pool exits: nothing to hand on */
     return NULL;
