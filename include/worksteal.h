@@ -518,6 +518,223 @@ WS_API void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what);
 #define WS_VOID_TASK_7(name, ...) WS__TASK_V(7, name, __VA_ARGS__)
 #define WS_VOID_TASK_8(name, ...) WS__TASK_V(8, name, __VA_ARGS__)
 
+/* ---- stack tasks ------------------------------------------------------------------------ */
+/* WS_STACK_TASK_n(R, name, T1, a1, ..., Tn, an) declares a task R name(T1 a1, ...) whose body
+ * follows the macro, like WS_TASK_n, but whose frames need no names: they live on the calling
+ * worker's task stack (an array of frames of its own, not the thread's stack), and the worker
+ * comes to every stack task as a hidden parameter. Inside a stack task's body:
+ *     WS_SPAWN(name, a1, ...)  starts name(a1, ...), which may run in parallel from now on
+ *     WS_SYNC(name)            waits for the newest unsynced WS_SPAWN of this body, which must be
+ *                              of task name, and gives its result (void tasks: nothing)
+ *     WS_CALL(name, a1, ...)   calls name(a1, ...) directly (a plain call of the task)
+ * and from any thread, anywhere:
+ *     R name_run(ws_pool *pool, T1 a1, ...)   runs name(a1, ...) on pool (NULL: the default
+ *                                              pool) and returns its result, as WS_TASK_n's
+ * WS_STACK_VOID_TASK_n(name, T1, a1, ...) declares a task with no result. n is 0 to 8; the
+ * arguments and the result together take at most WS_STACK_FRAME_BYTES (a compile-time error
+ * says so; pass a pointer to bigger data). Sync each spawn once, newest first, before the body
+ * returns: a sync of another task's frame, a sync with no spawn of its own, and a body that
+ * returns with a spawn unsynced print one line and abort (docs/api.md, "Stack tasks", says when
+ * each is caught and what it costs). Example:
+ *     WS_STACK_TASK_1(uint64_t, fib, int, n)
+ *     {
+ *         if (n < 2)
+ *             return (uint64_t)n;
+ *         WS_SPAWN(fib, n - 1);
+ *         uint64_t x = WS_CALL(fib, n - 2);
+ *         return x + WS_SYNC(fib);
+ *     }
+ *     ...
+ *     uint64_t r = fib_run(NULL, 40);
+ */
+#define WS_STACK_FRAME_BYTES 120
+
+/* Internal: the owner's words of a worker's task stack (src/frames.c has the protocol). head:
+ * where the next frame goes; end_fast (atomic, accessed with __atomic builtins): a spawn whose
+ * frame lies below it takes the fast path, 0 sends every spawn to the library (a thief asking
+ * for work, profiling, tracing, the first spawn of a task the worker took); split: the frames
+ * below it were handed to the worker's deque, so a sync there goes to the library; fast_syncs:
+ * forks taken back by the fast path (one writer, read by statistics readers). */
+struct ws__frames {
+    char *head;
+    uint64_t end_fast;
+    char *split;
+    uint64_t fast_syncs;
+};
+#define WS__FRAME_SIZE 128
+typedef void (*ws__frame_fn)(struct ws__frames *w, void *frame);
+/* The slow paths (src/frames.c): the spawn whose frame is written at w->head; the sync that
+ * returns the newest frame once its task ran (checking that it is one of run's, named name);
+ * a run from any thread; the type check's failure. */
+WS_API void ws__frames_spawn_slow(struct ws__frames *w);
+WS_API void *ws__frames_sync_slow(struct ws__frames *w, ws__frame_fn run, const char *name);
+WS_API void ws__frames_run(ws_pool *pool, ws__frame_fn run, void *frame, const char *what);
+WS_API void ws__frames_mismatch(const char *name);
+
+#if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
+/* Ends the spawn of the frame written at h == w->head: one comparison, then the new head. */
+static inline __attribute__((always_inline)) void ws__frames_push(struct ws__frames *w, char *h)
+{
+#if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+    __asm__ goto("cmpq %1, %0\n\tjae %l[slow]" : : "r"(h), "m"(w->end_fast) : "cc" : slow);
+#else
+    if (__builtin_expect((uint64_t)(uintptr_t)h >= __atomic_load_n(&w->end_fast, __ATOMIC_RELAXED),
+                         0))
+        goto slow;
+#endif
+    w->head = h + WS__FRAME_SIZE;
+    return;
+slow:
+    ws__frames_spawn_slow(w);
+}
+
+/* The newest frame, popped, if it is still private (not handed to the deque); else NULL. */
+static inline __attribute__((always_inline)) void *ws__frames_pop(struct ws__frames *w)
+{
+    char *h = w->head - WS__FRAME_SIZE;
+    if (__builtin_expect(h < w->split, 0))
+        return NULL;
+    w->head = h;
+    ws__fast_count(&w->fast_syncs);
+    return h;
+}
+#else
+static inline void ws__frames_push(struct ws__frames *w, char *h)
+{
+    (void)h;
+    ws__frames_spawn_slow(w);
+}
+static inline void *ws__frames_pop(struct ws__frames *w)
+{
+    (void)w;
+    return NULL;
+}
+#endif
+
+/* The type check of the fast sync: on unless NDEBUG is defined, as assert is, or always with
+ * WS_CHECK_SYNC (docs/api.md, "Stack tasks": 3 instructions per fork). The slow sync checks
+ * always. */
+#if !defined(NDEBUG) || defined(WS_CHECK_SYNC)
+#define WS__FRAME_CHECK(f, fn, what) ((f)->run == (fn) ? (void)0 : ws__frames_mismatch(what))
+#else
+#define WS__FRAME_CHECK(f, fn, what) ((void)0)
+#endif
+
+#if defined(__cplusplus)
+#define WS__STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define WS__STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+#if defined(__GNUC__)
+#define WS__EXPECT_TRUE(x) __builtin_expect(!!(x), 1)
+#else
+#define WS__EXPECT_TRUE(x) (x)
+#endif
+
+#define WS__SPARAM_(T, a)       T a,
+#define WS__SSTORE_(T, a)       ws_f_->u.ws_args.a = a;
+#define WS__SARG_(T, a)         , ws_f_->u.ws_args.a
+#define WS__SPASS_(T, a)        , a
+#define WS__SRESULT_KEEP(call)  ws_f_->u.ws_result = call
+#define WS__SRESULT_TAKEN(call) return call
+#define WS__SRESULT_RETURN      return ws_f_->u.ws_result
+
+/* The declarations of a stack task. PARAMS: its parameters, each after a comma (as WS__PARAM_
+ * makes them); LPARAMS: the same, each before a comma; FIELDS, STORE: the frame's argument
+ * fields and the stores into them; ARGS: the frame's arguments, each after a comma; PASS: the
+ * parameters' names, each after a comma; KIND: WS__SRESULT_ or WS__VOID_ (what the run does with
+ * the call, how the fast sync returns it, what the slow sync and name_run return); RESULT: the
+ * frame's result field, if any. The hidden worker comes first in name's parameters (a register
+ * of its own in every call), last in the inline helpers (so that WS_SPAWN needs no comma rule). */
+#define WS__STACK_DECLS(R, name, PARAMS, LPARAMS, FIELDS, STORE, ARGS, PASS, KIND, RESULT) \
+    static R name(struct ws__frames *ws_w_ PARAMS);                                        \
+    typedef struct name##_sframe_ {                                                        \
+        ws__frame_fn run;                                                                  \
+        union {                                                                            \
+            struct {                                                                       \
+                char ws_none_;                                                             \
+                FIELDS                                                                     \
+            } ws_args;                                                                     \
+            RESULT                                                                         \
+        } u;                                                                               \
+    } name##_sframe_;                                                                      \
+    WS__STATIC_ASSERT(sizeof(name##_sframe_) <= WS__FRAME_SIZE,                            \
+                      "the arguments and result of stack task " #name                      \
+                      " exceed WS_STACK_FRAME_BYTES: pass a pointer to them");             \
+    static void name##_frun_(struct ws__frames *ws_w_, void *ws_p_)                        \
+    {                                                                                      \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                   \
+        KIND##KEEP(name(ws_w_ ARGS));                                                      \
+    }                                                                                      \
+    static inline void name##_spawn_(LPARAMS struct ws__frames *ws_w_)                     \
+    {                                                                                      \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)(void *)ws_w_->head;                     \
+        ws_f_->run = name##_frun_;                                                         \
+        STORE ws__frames_push(ws_w_, (char *)ws_f_);                                       \
+    }                                                                                      \
+    static inline R name##_sync_(struct ws__frames *ws_w_)                                 \
+    {                                                                                      \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws__frames_pop(ws_w_);                   \
+        if (WS__EXPECT_TRUE(ws_f_ != NULL)) {                                              \
+            WS__FRAME_CHECK(ws_f_, name##_frun_, #name);                                   \
+            KIND##TAKEN(name(ws_w_ ARGS));                                                 \
+        }                                                                                  \
+        ws_f_ = (name##_sframe_ *)ws__frames_sync_slow(ws_w_, name##_frun_, #name);        \
+        KIND##RETURN;                                                                      \
+    }                                                                                      \
+    static inline R name##_call_(LPARAMS struct ws__frames *ws_w_)                         \
+    {                                                                                      \
+        KIND##TAKEN(name(ws_w_ PASS));                                                     \
+    }                                                                                      \
+    static inline R name##_run(ws_pool *ws_pool_ PARAMS)                                   \
+    {                                                                                      \
+        name##_sframe_ ws_frame_, *ws_f_ = &ws_frame_;                                     \
+        ws_f_->run = name##_frun_;                                                         \
+        STORE ws__frames_run(ws_pool_, name##_frun_, ws_f_, #name "_run");                 \
+        KIND##RETURN;                                                                      \
+    }                                                                                      \
+    static R name(struct ws__frames *ws_w_ PARAMS)
+
+/* A stack task of n >= 1 arguments, their pairs in ...; RESULT: the result's field, if any. */
+#define WS__STACK_N(n, R, name, KIND, RESULT, ...)                                               \
+    WS__STACK_DECLS(R, name, WS__MAP_##n(WS__PARAM_, __VA_ARGS__),                               \
+                    WS__MAP_##n(WS__SPARAM_, __VA_ARGS__), WS__MAP_##n(WS__FIELD_, __VA_ARGS__), \
+                    WS__MAP_##n(WS__SSTORE_, __VA_ARGS__), WS__MAP_##n(WS__SARG_, __VA_ARGS__),  \
+                    WS__MAP_##n(WS__SPASS_, __VA_ARGS__), KIND, RESULT)
+#define WS__STACK_R(n, R, name, ...) \
+    WS__STACK_N(n, R, name, WS__SRESULT_, R ws_result;, __VA_ARGS__)
+#define WS__STACK_V(n, name, ...) WS__STACK_N(n, void, name, WS__VOID_, , __VA_ARGS__)
+
+#define WS_STACK_TASK_0(R, name)        WS__STACK_DECLS(R, name, , , , , , , WS__SRESULT_, R ws_result;)
+#define WS_STACK_VOID_TASK_0(name)      WS__STACK_DECLS(void, name, , , , , , , WS__VOID_, )
+#define WS_STACK_TASK_1(R, name, ...)   WS__STACK_R(1, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_2(R, name, ...)   WS__STACK_R(2, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_3(R, name, ...)   WS__STACK_R(3, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_4(R, name, ...)   WS__STACK_R(4, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_5(R, name, ...)   WS__STACK_R(5, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_6(R, name, ...)   WS__STACK_R(6, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_7(R, name, ...)   WS__STACK_R(7, R, name, __VA_ARGS__)
+#define WS_STACK_TASK_8(R, name, ...)   WS__STACK_R(8, R, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_1(name, ...) WS__STACK_V(1, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_2(name, ...) WS__STACK_V(2, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_3(name, ...) WS__STACK_V(3, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_4(name, ...) WS__STACK_V(4, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_5(name, ...) WS__STACK_V(5, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_6(name, ...) WS__STACK_V(6, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_7(name, ...) WS__STACK_V(7, name, __VA_ARGS__)
+#define WS_STACK_VOID_TASK_8(name, ...) WS__STACK_V(8, name, __VA_ARGS__)
+
+/* WS_SPAWN(name, args...), WS_CALL(name, args...): name is the first item of the list, the
+ * arguments the rest, each followed by a comma before the hidden worker (an empty rest works in
+ * C11, where a macro's variable part may be empty but not absent). */
+#define WS__CAT_(a, b)     a##b
+#define WS__CAT(a, b)      WS__CAT_(a, b)
+#define WS__FIRST_(x, ...) x
+#define WS__AFTER_(x, ...) __VA_ARGS__
+#define WS_SPAWN(...)      WS__CAT(WS__FIRST_(__VA_ARGS__, ~), _spawn_)(WS__AFTER_(__VA_ARGS__, ) ws_w_)
+#define WS_CALL(...)       WS__CAT(WS__FIRST_(__VA_ARGS__, ~), _call_)(WS__AFTER_(__VA_ARGS__, ) ws_w_)
+#define WS_SYNC(name)      name##_sync_(ws_w_)
+
 /* ---- loops ------------------------------------------------------------------------------ */
 
 typedef void (*ws_range_fn)(size_t begin, size_t end, void *ctx);

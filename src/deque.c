@@ -397,6 +397,7 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     ws_store_relaxed(&q->bottom, 1);
     ws_store_relaxed(&q->ts, WS_SDEQUE_TOP_ONE);
     ws_store_relaxed(&q->wanted, 0);
+    q->ask_also = NULL;
     ws_store_relaxed(&q->array, a);
     ws_store_relaxed(&q->growths, 0);
     ws_store_relaxed(&q->limit, 0);
@@ -697,6 +698,8 @@ static void sdeque_ask(ws_sdeque *q)
          * this 0 sees wanted. An RMW, so that a later thief's exchange does not end this
          * one's release sequence. The owner's bounds check catches the 0. */
         WS_SDEQUE_ASK(&q->limit);
+        if (q->ask_also != NULL)
+            WS_SDEQUE_ASK(q->ask_also); /* the same, for the owner's stack spawns */
     }
 }
 

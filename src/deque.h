@@ -245,6 +245,9 @@ typedef struct ws_sdeque {
      * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
     alignas(WS_CACHE_LINE) _Atomic uint64_t ts;
     _Atomic uint32_t wanted;
+    /* Set by the owner before any thief exists (NULL: none): a word that a thief's request sets
+     * to 0 as well as limit, the fast path of the worker's stack spawns (frames.c). */
+    _Atomic uint64_t *ask_also;
     /* Thieves between their announcement and their last read of a slot (RMWs only): the owner
      * frees retired arrays when it reads 0 after publishing a new array (deque.c). */
     _Atomic uint32_t stealers;

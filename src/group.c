@@ -87,6 +87,7 @@ static bool fork_job(ws_pool *pool, ws__task *t)
     ws__worker *w = ws__tls_worker;
     if (w == NULL || w->pool != pool || (t->flags & WS_HIGH_PRIORITY))
         return false;
+    ws__frames_flush(w); /* the stack spawns' private frames go first, in spawn order */
     if (ws__wdeque_push_size(w, t) < 0)
         return false;
     ws__count(w, spawns, 1);

@@ -158,7 +158,8 @@ void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
         return;
     }
     /* Its deque's private items must not sleep with it: no push of this worker will answer a
-     * thief's request meanwhile (the split deque, docs/deque.md). */
+     * thief's request meanwhile (the split deque, docs/deque.md); nor its private frames. */
+    ws__frames_flush(w);
     if (ws__wdeque_publish_all(&w->deque))
         ws__idle_notify(w->pool);
     ws__count(w, parks, 1);

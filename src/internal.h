@@ -87,6 +87,34 @@ WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
 WS_SAME_FIELD_(ws_sdeque, open_spawns, struct ws__fast, open_spawns);
 WS_SAME_FIELD_(ws_sdeque, fast_syncs, struct ws__fast, fast_syncs);
 
+/* ---- the task stack of stack tasks (frames.c) -------------------------------------------- */
+
+/* The library's view of worksteal.h's struct ws__frames: the same layout, with the words that
+ * other threads touch atomic (end_fast: thieves asking; fast_syncs: statistics readers). */
+typedef struct ws__frames_words {
+    char *head;
+    _Atomic uint64_t end_fast;
+    char *split;
+    _Atomic uint64_t fast_syncs;
+} ws__frames_words;
+WS_SAME_FIELD_(ws__frames_words, head, struct ws__frames, head);
+WS_SAME_FIELD_(ws__frames_words, end_fast, struct ws__frames, end_fast);
+WS_SAME_FIELD_(ws__frames_words, split, struct ws__frames, split);
+WS_SAME_FIELD_(ws__frames_words, fast_syncs, struct ws__frames, fast_syncs);
+_Static_assert(sizeof(ws__frames_words) == sizeof(struct ws__frames), "ws__frames layout");
+
+typedef struct ws__segment ws__segment;
+
+/* A worker's task stack: frames in segments of the heap, the newest segment holding head. */
+typedef struct ws__task_stack {
+    ws__frames_words f;
+    ws__segment *seg;   /* the segment head lies in; NULL until the worker runs a stack task */
+    ws__segment *spare; /* the last segment left, kept for the next overflow */
+    char *floor;        /* head when the stack task the worker runs now began */
+    bool fresh;         /* no spawn since then, or since the deque last took the frames */
+    bool handing;       /* frames are being pushed on the deque: the push must not flush */
+} ws__task_stack;
+
 /* ---- tasks and jobs ---------------------------------------------------------------------- */
 
 /* Task states. The state word holds: the task's kind (WS_KIND_*, shifted by WS_TASK_KIND_SHIFT;
@@ -414,6 +442,9 @@ typedef struct ws__worker {
      * read by the spare's thread, which futex-waits on it. */
     _Atomic uint32_t spare_state;
 
+    /* The task stack of stack tasks (frames.c): owner only, but for thieves' requests. */
+    alignas(WS_CACHE_LINE) ws__task_stack stack;
+
     /* Counters: written by this worker only, read by statistics readers. */
     alignas(WS_CACHE_LINE) ws__counters counters;
 } ws__worker;
@@ -534,6 +565,16 @@ ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor);
 /* Worker w (the caller) pushes t on its deque, as a fork does: false if the deque could not grow
  * (the caller runs t itself). join.c. */
 bool ws__fork_push(ws__worker *w, ws__task *t);
+
+/* The task stack (frames.c). Owner only. init: before the thread starts (no memory yet);
+ * destroy: frees the segments. flush: before the worker pushes anything else on its deque or
+ * publishes it, hands every private frame to the deque (so that the deque's items stay in spawn
+ * order) and sends the next stack spawn to the slow path (which closes the deque's fast path
+ * again). close: the next stack spawn takes the slow path (profiling, tracing). */
+void ws__frames_init(ws__worker *w);
+void ws__frames_destroy(ws__worker *w);
+void ws__frames_flush(ws__worker *w);
+void ws__frames_close(ws__worker *w);
 
 bool ws__split_wanted(void);
 

@@ -78,6 +78,7 @@ static inline void join_unwind(unwind_guard *g)
  * deque that shares nothing wakes nobody: whoever emptied it is awake and will look again. */
 static WS_NOINLINE bool push_rare(ws__worker *w, ws__task *t)
 {
+    ws__frames_flush(w); /* the stack spawns' private frames go first, in spawn order */
     bool published;
     int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
     if (before < 0) {

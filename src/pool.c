@@ -183,6 +183,7 @@ static void workers_free(ws_pool *pool)
         if (w == NULL)
             continue;
         ws__wdeque_destroy(&w->deque);
+        ws__frames_destroy(w);
         ws__free(w);
     }
     ws__free(pool->workers);

@@ -22,6 +22,7 @@ static void set_slow_mode(ws_pool *pool, bool on)
         /* Sends the worker's next join to the general path, which is instrumented while
          * profiling and, when profiling is off again, recomputes the limit itself. */
         ws__wdeque_force_slow(&w->deque);
+        ws__frames_close(w); /* and its next stack spawn (frames.c) */
     }
 }
 

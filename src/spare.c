@@ -133,6 +133,7 @@ void ws__blocked_leave(ws__worker *w)
 void ws__block_worker(ws__worker *w)
 {
     /* As before parking (ws__park_word): the blocked task's spawned work stays stealable. */
+    ws__frames_flush(w);
     if (ws__wdeque_publish_all(&w->deque))
         ws__idle_notify(w->pool);
     ws__blocked_enter(w);

@@ -24,6 +24,7 @@ static void worker_stats(ws__worker *w, ws_stats *out)
     out->deque_growths += ws__wdeque_growths(&w->deque);
     /* relaxed: statistics. Each fast join or sync is one spawn and one pop. */
     uint64_t fast = ws_load_relaxed(&w->deque.fast_joins) + ws_load_relaxed(&w->deque.fast_syncs);
+    fast += ws_load_relaxed(&w->stack.f.fast_syncs); /* stack spawns synced by the fast path */
     out->spawns += fast;
     out->pops += fast;
 }

@@ -76,6 +76,10 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
     w->pool = pool;
     w->id = id;
     w->spare = spare;
+    ws__frames_init(w);
+#ifndef WS_LOCKED_DEQUE
+    w->deque.ask_also = &w->stack.f.end_fast; /* a thief's request reaches the stack spawns */
+#endif
     /* relaxed: before the thread starts; a spare made while the pool is profiled starts in the
      * profiled mode like the others (profile_pool.c). */
     ws_store_relaxed(&w->profiling, ws_load_relaxed(&pool->profiling));

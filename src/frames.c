@@ -1,0 +1,362 @@
+/* frames.c: the task stack of stack tasks (WS_STACK_TASK_n, worksteal.h).
+ *
+ * Each worker has a stack of fixed-size frames of its own, in segments of the heap. A stack
+ * spawn writes the frame (the task's runner and its arguments) at `head` and moves `head` up; a
+ * stack sync moves it down and calls the task with the arguments read back. While a frame lies
+ * at or above `split` it is private: no other thread knows of it, so both ends are plain loads
+ * and stores, and the spawn's one test is the comparison of the frame's address with `end_fast`.
+ *
+ * Thieves never read the task stack. Frames reach them through the worker's split deque: the
+ * owner hands a frame over by making a ws_spawn record for it (in the segment's array of
+ * records, at the frame's index) whose task runs the frame, pushing it like any spawn, and
+ * moving `split` above it. From there on the deque's protocol decides who runs it (deque.c),
+ * and the sync of a frame below `split` is the library's ws_sync of its record: it takes the
+ * record back, or waits for the thief while leapfrogging (wait.c). The frame stays where it is
+ * until that sync returns, so a thief runs it in place and writes its result there; the owner's
+ * head stays above it meanwhile. The owner hands frames over
+ *   - when a thief asks: the thief's request (deque.c, sdeque_ask) exchanges `end_fast` to 0 as
+ *     well as the deque's limit, so the owner's next stack spawn comes here and hands over the
+ *     older half of its private frames, then publishes them;
+ *   - at the first spawn of a stack task the worker took from elsewhere, the oldest frame, if
+ *     the pool has other threads (the deque's reserve does the same for its own pushes);
+ *   - before it pushes anything else on its deque (ws__frames_flush): every private frame.
+ *     The deque's items then stay in spawn order, since private frames are always newer than
+ *     the deque's items. To make that hold, the first stack spawn after a flush closes the
+ *     deque's fast path, so that every later push of the deque comes through a flush;
+ *   - before it sleeps or blocks (idle.c, spare.c): every private frame, then all is published;
+ *   - when profiling or tracing, or in the mutex-deque build: every frame at its spawn, so that
+ *     ws_spawn and ws_sync instrument stack tasks as they do spawns.
+ * A segment holds SEGMENT_FRAMES frames and one more, where a spawn that finds the segment full
+ * writes its frame; the slow spawn then hands the segment's private frames over, and moves that
+ * frame to the bottom of a new segment. A sync that finds head at the bottom of a segment goes
+ * back to the older one. A recursion deeper than the heap's memory aborts with a message; any
+ * other depth works, and the deque's own cap (65,535 items) only makes a handed-over frame run
+ * at once (as a ws_spawn that cannot push does).
+ *
+ * Requests follow the deque's rule ("Requests" in deque.c): every write of `end_fast` after
+ * init is a read-modify-write; the owner reopens the fast path only by a CAS from the value it
+ * read when its slow spawn began, and then reads the deque's `wanted` again, closing the fast
+ * path if a request came meanwhile. So a thief's request is never lost with the fast path open.
+ *
+ * Checks: the slow sync compares the frame's runner with the sync's task, and refuses a sync at
+ * or below the head at which the running stack task began (the floor); the end of each stack
+ * task that the worker took from elsewhere (or ran for name_run) checks that head is back at
+ * its floor. The fast sync's type check is in worksteal.h.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Frames per segment. A macro so that tests and models can make segments small. */
+#ifndef WS_FRAMES_PER_SEGMENT
+#define WS_FRAMES_PER_SEGMENT 2048
+#endif
+enum { SEGMENT_FRAMES = WS_FRAMES_PER_SEGMENT, FRAME = WS__FRAME_SIZE };
+
+/* The owner's orders on end_fast ("Requests" above), by name so that a model can weaken them. */
+#ifndef WS_FRAMES_REOPEN
+#define WS_FRAMES_REOPEN(p, e, v) ws_cas_acquire((p), (e), (v))
+#endif
+
+struct ws__segment {
+    ws__segment *prev; /* the older segment, or NULL */
+    char *prev_head;   /* head in prev when this one was entered (prev's frames were handed over) */
+    char *end;         /* frames + SEGMENT_FRAMES frames: the overflow frame */
+    ws_task records[SEGMENT_FRAMES]; /* the records of handed-over frames, by index */
+    alignas(WS_CACHE_LINE) char frames[(SEGMENT_FRAMES + 1) * FRAME];
+};
+
+/* Every frame starts with its runner (worksteal.h, WS__STACK_DECLS). */
+typedef struct frame_head {
+    ws__frame_fn run;
+} frame_head;
+
+static ws__task_stack *stack_of(struct ws__frames *f)
+{
+    return (ws__task_stack *)(void *)f;
+}
+
+static ws__worker *worker_of(ws__task_stack *s)
+{
+    return (ws__worker *)(void *)((char *)s - offsetof(ws__worker, stack));
+}
+
+static struct ws__frames *frames_of(ws__task_stack *s)
+{
+    return (struct ws__frames *)(void *)&s->f;
+}
+
+static int64_t private_frames(const ws__task_stack *s)
+{
+    return (s->f.head - s->f.split) / FRAME;
+}
+
+void ws__frames_init(ws__worker *w)
+{
+    ws__task_stack *s = &w->stack;
+    memset(s, 0, sizeof *s);
+    /* relaxed: before the thread starts. 0: every spawn goes to the slow path, which makes the
+     * first segment. */
+    ws_store_relaxed(&s->f.end_fast, 0);
+    ws_store_relaxed(&s->f.fast_syncs, 0);
+}
+
+void ws__frames_destroy(ws__worker *w)
+{
+    ws__task_stack *s = &w->stack;
+    ws__free(s->spare);
+    while (s->seg != NULL) {
+        ws__segment *prev = s->seg->prev;
+        ws__free(s->seg);
+        s->seg = prev;
+    }
+}
+
+static ws__segment *segment_new(ws__task_stack *s)
+{
+    ws__segment *n = s->spare;
+    s->spare = NULL;
+    if (n == NULL)
+        n = ws__aligned_alloc(WS_CACHE_LINE, sizeof *n);
+    if (n == NULL) {
+        fprintf(stderr,
+                "worksteal: out of memory for a stack task's frames (a segment of %zu "
+                "bytes)\n",
+                sizeof *n);
+        abort();
+    }
+    n->end = n->frames + (size_t)SEGMENT_FRAMES * FRAME;
+    return n;
+}
+
+/* The next stack spawn takes the slow path. An RMW, as every write of end_fast. */
+static void frames_close(ws__task_stack *s)
+{
+    ws_exchange_relaxed(&s->f.end_fast, 0);
+}
+
+void ws__frames_close(ws__worker *w)
+{
+    frames_close(&w->stack);
+}
+
+/* Opens the fast path up to the segment's end, unless end_fast changed since the slow spawn read
+ * `seen` (a thief's request then stays for the next one); closes it again if a request came. */
+static void frames_reopen(ws__task_stack *s, uint64_t seen)
+{
+    uint64_t open = (uint64_t)(uintptr_t)s->seg->end;
+    /* acquire: pairs with the thieves' release exchange (sdeque_ask): if this CAS overwrites a
+     * request's 0, that thief's store of wanted is visible below (release sequence). */
+    if (!WS_FRAMES_REOPEN(&s->f.end_fast, &seen, open))
+        return;
+#ifndef WS_LOCKED_DEQUE
+    /* relaxed: ordered by the CAS above. */
+    if (ws_load_relaxed(&worker_of(s)->deque.wanted) != 0)
+        frames_close(s);
+#endif
+}
+
+/* The task of a handed-over frame's record: runs the frame on whichever worker took it. */
+static void run_handed(void *frame);
+
+/* Hands the k oldest private frames to the deque, oldest first, as ws_spawn records. */
+static void hand_over(ws__task_stack *s, int64_t k)
+{
+    bool was = s->handing;
+    s->handing = true;
+    for (int64_t i = 0; i < k; i++) {
+        char *frame = s->f.split;
+        s->f.split = frame + FRAME;
+        size_t index = (size_t)(frame - s->seg->frames) / FRAME;
+        ws_spawn(&s->seg->records[index], run_handed, frame);
+    }
+    s->handing = was;
+}
+
+void ws__frames_flush(ws__worker *w)
+{
+    ws__task_stack *s = &w->stack;
+    if (s->handing || s->seg == NULL)
+        return;
+    hand_over(s, private_frames(s));
+    frames_close(s);
+    s->fresh = true;
+}
+
+/* Owner only: the spawn at head has written its frame in the segment's overflow frame. Hands
+ * the segment's private frames over and moves the frame to the bottom of a new segment. */
+static void segment_enter(ws__task_stack *s)
+{
+    char *h = s->f.head;
+    hand_over(s, private_frames(s));
+    ws__segment *n = segment_new(s);
+    n->prev = s->seg;
+    n->prev_head = h;
+    memcpy(n->frames, h, FRAME);
+    s->seg = n;
+    s->f.head = n->frames;
+    s->f.split = n->frames;
+}
+
+/* Owner only: head is at the bottom of a segment that has an older one: back to that one. */
+static void segment_leave(ws__task_stack *s)
+{
+    ws__segment *old = s->seg;
+    s->seg = old->prev;
+    s->f.head = old->prev_head;
+    s->f.split = old->prev_head; /* its frames were handed over when old was entered */
+    ws__free(s->spare);
+    s->spare = old;
+}
+
+static bool instrumented(ws__worker *w)
+{
+#ifdef WS_LOCKED_DEQUE
+    (void)w;
+    return true;
+#else
+    /* relaxed: see ws__worker_update_depth_limit. */
+    return ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
+#endif
+}
+
+void ws__frames_spawn_slow(struct ws__frames *pf)
+{
+    ws__task_stack *s = stack_of(pf);
+    ws__worker *w = worker_of(s);
+    if (WS_UNLIKELY(s->seg == NULL))
+        ws__contract_violation("WS_SPAWN", "not inside a stack task");
+    /* relaxed: read first, so that a request arriving later makes the reopening CAS fail. */
+    uint64_t seen = ws_load_relaxed(&s->f.end_fast);
+    if (s->f.head == s->seg->end)
+        segment_enter(s);
+    s->f.head += FRAME;
+    if (instrumented(w)) {
+        hand_over(s, private_frames(s)); /* the fast path stays closed */
+        return;
+    }
+#ifndef WS_LOCKED_DEQUE
+    bool publish = false;
+    if (s->fresh) {
+        s->fresh = false;
+        ws__wdeque_force_slow(&w->deque); /* its pushes flush the private frames first */
+        if (w->deque.reserve > 0 && s->f.split == s->floor) {
+            hand_over(s, 1);
+            publish = true;
+        }
+    }
+    /* relaxed: a request missed here keeps end_fast at 0 for the next slow spawn. */
+    if (ws_load_relaxed(&w->deque.wanted) != 0) {
+        hand_over(s, (private_frames(s) + 1) / 2);
+        publish = true;
+    }
+    if (publish) {
+        ws__wdeque_publish_all(&w->deque);
+        ws__idle_notify(w->pool);
+    }
+#endif
+    frames_reopen(s, seen);
+}
+
+static WS_COLD void sync_violation(const char *name, const char *what)
+{
+    char function[96];
+    snprintf(function, sizeof function, "WS_SYNC(%s)", name);
+    ws__contract_violation(function, what);
+}
+
+void ws__frames_mismatch(const char *name)
+{
+    sync_violation(name, "the newest unsynced WS_SPAWN is of another task");
+}
+
+/* Whether p lies in segment g (its overflow frame included). */
+static bool in_segment(const ws__segment *g, const char *p)
+{
+    return (uintptr_t)p >= (uintptr_t)g->frames && (uintptr_t)p <= (uintptr_t)g->end;
+}
+
+void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *name)
+{
+    ws__task_stack *s = stack_of(pf);
+    if (s->seg == NULL || s->f.head == s->floor)
+        sync_violation(name, "no unsynced WS_SPAWN in this task");
+    if (s->f.head == s->seg->frames && s->seg->prev != NULL)
+        segment_leave(s);
+    char *h = s->f.head - FRAME;
+    if (in_segment(s->seg, s->floor) && (uintptr_t)h < (uintptr_t)s->floor)
+        sync_violation(name, "no unsynced WS_SPAWN in this task");
+    frame_head *frame = (frame_head *)(void *)h;
+    if (frame->run != run)
+        ws__frames_mismatch(name);
+    if (h >= s->f.split) { /* private after all (the fast path is off in this build) */
+        s->f.head = h;
+        run(pf, frame);
+        return frame;
+    }
+    /* Handed over: head stays above the frame until its task is done (a thief may run it in
+     * place, and this worker may run others while it waits). */
+    size_t index = (size_t)(h - s->seg->frames) / FRAME;
+    ws_sync(&s->seg->records[index]);
+    s->f.head = h;
+    s->f.split = h;
+    return frame;
+}
+
+/* Owner only: before checking that a stack task left head at its floor, goes back from the
+ * bottoms of segments entered since (a fast sync does not leave a segment). */
+static void frames_settle(ws__task_stack *s)
+{
+    while (s->f.head != s->floor && s->seg->prev != NULL && s->f.head == s->seg->frames)
+        segment_leave(s);
+}
+
+/* Runs a stack task's frame on worker w: the task began here, from elsewhere (a steal, a take
+ * back, name_run). */
+static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
+{
+    ws__task_stack *s = &w->stack;
+    if (s->seg == NULL) {
+        s->seg = segment_new(s);
+        s->seg->prev = NULL;
+        s->f.head = s->seg->frames;
+        s->f.split = s->seg->frames;
+    }
+    char *floor = s->floor;
+    s->floor = s->f.head;
+    s->fresh = true;
+    frames_close(s);
+    run(frames_of(s), frame);
+    frames_settle(s);
+    if (s->f.head != s->floor)
+        ws__contract_violation("a stack task", "returned with a WS_SPAWN unsynced");
+    s->floor = floor;
+    /* The outer task's next spawn closes the deque's fast path again, which this one's pushes
+     * may have reopened. */
+    s->fresh = true;
+    frames_close(s);
+}
+
+static void run_handed(void *frame)
+{
+    frames_call(ws__tls_worker, ((frame_head *)frame)->run, frame);
+}
+
+struct frames_root {
+    ws__frame_fn run;
+    void *frame;
+};
+
+static void run_root(void *p)
+{
+    struct frames_root *r = p;
+    frames_call(ws__tls_worker, r->run, r->frame);
+}
+
+void ws__frames_run(ws_pool *pool, ws__frame_fn run, void *frame, const char *what)
+{
+    struct frames_root r = {run, frame};
+    ws__typed_run(pool, run_root, &r, what);
+}
