@@ -93,6 +93,29 @@ static long fib_typed(int n)
 }
 #endif
 
+/* The same fork through the stack tasks: the frame on the worker's task stack, the worker a
+ * hidden parameter. Older builds lack them. */
+#ifdef WS_STACK_TASK_1
+WS_STACK_TASK_1(long, fib_stack, int, n)
+{
+    if (n < 2)
+        return n;
+    WS_SPAWN(fib_stack, n - 2);
+    long x = WS_CALL(fib_stack, n - 1);
+    return x + WS_SYNC(fib_stack);
+}
+#define HAVE_STACK 1
+#else
+#define HAVE_STACK 0
+static long fib_stack_run(ws_pool *pool, int n)
+{
+    (void)pool, (void)n;
+    return -1;
+}
+#endif
+
+static ws_pool *bench_pool; /* the stack root runs fib_stack_run on it, from its worker */
+
 /* The plain recursive fib as a C programmer writes it, compiled at -O2 (which may inline
  * calls into itself): the serial program of the issue's method. */
 __attribute__((noinline, optimize("O2"))) static long fib_plain(int n)
@@ -105,6 +128,17 @@ __attribute__((noinline)) void root_serial(fib_call *c);
 __attribute__((noinline)) void root_spawn(fib_call *c);
 __attribute__((noinline)) void root_plain(fib_call *c);
 __attribute__((noinline)) void root_typed(fib_call *c);
+__attribute__((noinline)) void root_stack(fib_call *c);
+
+__attribute__((noinline)) void root_stack(fib_call *c)
+{
+    c->r = fib_stack_run(bench_pool, c->n);
+}
+
+static void run_root_stack(void *p)
+{
+    root_stack(p);
+}
 
 __attribute__((noinline)) void root_typed(fib_call *c)
 {
@@ -187,30 +221,33 @@ int main(int argc, char **argv)
         fprintf(stderr, "ws_pool_create: %s\n", ws_strerror(err));
         return 1;
     }
+    bench_pool = pool;
     if (callgrind)
         reps = 1;
-    /* The five versions, interleaved run by run: ws_join, spawn/sync, the typed layer, the
-     * serial recursion with the same calls, the plain -O2 fib. */
-    enum { WS, SPAWN, TYPED, SERIAL, PLAIN, VERSIONS };
+    /* The six versions, interleaved run by run: ws_join, spawn/sync, the typed layer, the stack
+     * tasks, the serial recursion with the same calls, the plain -O2 fib. */
+    enum { WS, SPAWN, TYPED, STACK, SERIAL, PLAIN, VERSIONS };
     double *t[VERSIONS];
     for (int v = 0; v < VERSIONS; v++)
         if ((t[v] = calloc((size_t)reps, sizeof(double))) == NULL)
             return 1;
     long result = 0;
     for (int i = 0; i < reps; i++) {
-        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
-        static void (*const run[VERSIONS])(void *) = {run_root_ws, run_root_spawn, run_root_typed};
+        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
+        static void (*const run[VERSIONS])(void *) = {run_root_ws, run_root_spawn, run_root_typed,
+                                                      run_root_stack};
         for (int v = 0; v < VERSIONS; v++) {
             double t0 = now_s();
             if (v == SERIAL)
                 root_serial(&c[v]);
             else if (v == PLAIN)
                 root_plain(&c[v]);
-            else if (v != TYPED || HAVE_TYPED)
+            else if ((v != TYPED || HAVE_TYPED) && (v != STACK || HAVE_STACK))
                 err |= ws_pool_run(pool, run[v], &c[v]);
             t[v][i] = now_s() - t0;
         }
-        bool typed_ok = !HAVE_TYPED || c[TYPED].r == c[SERIAL].r;
+        bool typed_ok = (!HAVE_TYPED || c[TYPED].r == c[SERIAL].r) &&
+                        (!HAVE_STACK || c[STACK].r == c[SERIAL].r);
         if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r || !typed_ok ||
             c[PLAIN].r != c[SERIAL].r) {
             fprintf(stderr, "bench_join: wrong answer or error\n");
@@ -232,6 +269,8 @@ int main(int argc, char **argv)
     printf("  spawn/sync recursion %8.2f ms\n", med[SPAWN] * 1e3);
     if (HAVE_TYPED)
         printf("  typed (WS_TASK_1)    %8.2f ms\n", med[TYPED] * 1e3);
+    if (HAVE_STACK)
+        printf("  stack task           %8.2f ms\n", med[STACK] * 1e3);
     printf("  plain recursion      %8.2f ms   (the same calls)\n", med[SERIAL] * 1e3);
     printf("  plain fib at -O2     %8.2f ms\n", med[PLAIN] * 1e3);
     printf("  cost of a join       %8.2f ns   (over the same calls)\n",
@@ -240,5 +279,8 @@ int main(int argc, char **argv)
     if (HAVE_TYPED)
         printf("  cost of a typed fork %8.2f ns   (over the plain -O2 fib)\n",
                (med[TYPED] - med[PLAIN]) * 1e9 / joins);
+    if (HAVE_STACK)
+        printf("  cost of a stack fork %8.2f ns   (over the plain -O2 fib)\n",
+               (med[STACK] - med[PLAIN]) * 1e9 / joins);
     return 0;
 }

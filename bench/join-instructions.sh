@@ -8,6 +8,8 @@
 #   typed        (root_typed - root_plain) / joins: the typed layer (WS_TASK_1, where the
 #                argument and result are typed and the child is called directly at the sync)
 #                against the plain fib, which computes the same thing the same way
+#   stack        (root_stack - root_plain) / joins: the stack tasks (WS_STACK_TASK_1: the frame
+#                on the worker's task stack, the worker a hidden parameter), the same way
 # joins = fib(n + 1) - 1. Each executable given is measured (e.g. the static and the shared
 # build, or an older build for a before/after comparison; a root it lacks prints "-").
 # Beside the counts, ns per fork at one worker from a timed run of the same executable
@@ -37,21 +39,22 @@ ns() { # exe label: the figure of bench_join's "cost of a LABEL" line, or "-"
 }
 echo "fib($n): $joins forks; instructions per fork (callgrind, 1 worker)"
 [ $timed = 0 ] || echo "and ns per fork, 1 worker (bench_join 30 5, wall-clock)"
-printf '%-32s %6s %11s %13s %19s %7s' executable join spawn/sync "join (issue)" "spawn/sync (issue)" typed
-[ $timed = 0 ] && echo || printf ' %8s %8s %8s\n' "ns join" "ns s/s" "ns typed"
+printf '%-32s %6s %11s %13s %19s %7s %7s' executable join spawn/sync "join (issue)" "spawn/sync (issue)" typed stack
+[ $timed = 0 ] && echo || printf ' %8s %8s %8s %8s\n' "ns join" "ns s/s" "ns typed" "ns stack"
 for exe in $exes; do
     ws=$(count "$exe" root_ws)
     serial=$(count "$exe" root_serial)
     spawn=$(count "$exe" root_spawn)
     plain=$(count "$exe" root_plain)
     typed=$(count "$exe" root_typed)
-    awk -v e="$exe" -v ws="$ws" -v sp="$spawn" -v s="$serial" -v p="$plain" -v ty="$typed" -v j="$joins" '
+    stack=$(count "$exe" root_stack)
+    awk -v e="$exe" -v ws="$ws" -v sp="$spawn" -v s="$serial" -v p="$plain" -v ty="$typed" -v st="$stack" -v j="$joins" '
         function per(x, base) { return (x > 0 && base > 0) ? sprintf("%.1f", (x - base) / j) : "-" }
-        BEGIN { printf "%-32s %6s %11s %13s %19s %7s", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p), per(ty, p) }'
+        BEGIN { printf "%-32s %6s %11s %13s %19s %7s %7s", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p), per(ty, p), per(st, p) }'
     if [ $timed = 0 ]; then
         echo
         continue
     fi
     times=$("$exe" 30 5 2>&1 || true)
-    printf ' %8s %8s %8s\n' "$(ns "$exe" join)" "$(ns "$exe" spawn/sync)" "$(ns "$exe" "typed fork")"
+    printf ' %8s %8s %8s %8s\n' "$(ns "$exe" join)" "$(ns "$exe" spawn/sync)" "$(ns "$exe" "typed fork")" "$(ns "$exe" "stack fork")"
 done

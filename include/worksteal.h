@@ -611,10 +611,25 @@ static inline void *ws__frames_pop(struct ws__frames *w)
 }
 #endif
 
-/* The type check of the fast sync: on unless NDEBUG is defined, as assert is, or always with
- * WS_CHECK_SYNC (docs/api.md, "Stack tasks": 3 instructions per fork). The slow sync checks
- * always. */
-#if !defined(NDEBUG) || defined(WS_CHECK_SYNC)
+/* The type check of the fast sync: the frame's runner must be the synced task's (3 instructions
+ * per fork on x86-64; docs/api.md, "Stack tasks"). WS_UNCHECKED_SYNC leaves it out of the fast
+ * sync; the slow sync checks always. */
+#if !defined(WS_UNCHECKED_SYNC) && defined(__x86_64__) && defined(__GNUC__) && \
+    !defined(__clang__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
+/* The runner's address in a scratch register of the asm's own, rather than one that gcc would
+ * keep in a callee-saved register across the task's calls. */
+#define WS__FRAME_CHECK(f, fn, what)                                                     \
+    do {                                                                                 \
+        __asm__ goto("leaq %c1(%%rip), %%rax\n\tcmpq %%rax, %0\n\tjne %l[ws_bad_]"       \
+                     :                                                                   \
+                     : "m"((f)->run), "i"(fn)                                            \
+                     : "rax", "cc"                                                       \
+                     : ws_bad_);                                                         \
+        break;                                                                           \
+    ws_bad_:                                                                             \
+        ws__frames_mismatch(what);                                                       \
+    } while (0)
+#elif !defined(WS_UNCHECKED_SYNC)
 #define WS__FRAME_CHECK(f, fn, what) ((f)->run == (fn) ? (void)0 : ws__frames_mismatch(what))
 #else
 #define WS__FRAME_CHECK(f, fn, what) ((void)0)

@@ -61,6 +61,7 @@ enum { SEGMENT_FRAMES = WS_FRAMES_PER_SEGMENT, FRAME = WS__FRAME_SIZE };
 #endif
 
 struct ws__segment {
+    void *block;       /* the allocation (not zeroed: frames are written before they are read) */
     ws__segment *prev; /* the older segment, or NULL */
     char *prev_head;   /* head in prev when this one was entered (prev's frames were handed over) */
     char *end;         /* frames + SEGMENT_FRAMES frames: the overflow frame */
@@ -106,10 +107,11 @@ void ws__frames_init(ws__worker *w)
 void ws__frames_destroy(ws__worker *w)
 {
     ws__task_stack *s = &w->stack;
-    ws__free(s->spare);
+    if (s->spare != NULL)
+        ws__free(s->spare->block);
     while (s->seg != NULL) {
         ws__segment *prev = s->seg->prev;
-        ws__free(s->seg);
+        ws__free(s->seg->block);
         s->seg = prev;
     }
 }
@@ -118,8 +120,11 @@ static ws__segment *segment_new(ws__task_stack *s)
 {
     ws__segment *n = s->spare;
     s->spare = NULL;
-    if (n == NULL)
-        n = ws__aligned_alloc(WS_CACHE_LINE, sizeof *n);
+    void *block = n == NULL ? ws__malloc(sizeof *n + WS_CACHE_LINE) : NULL;
+    if (block != NULL) {
+        n = (ws__segment *)(((uintptr_t)block + WS_CACHE_LINE - 1) & ~(uintptr_t)(WS_CACHE_LINE - 1));
+        n->block = block;
+    }
     if (n == NULL) {
         fprintf(stderr,
                 "worksteal: out of memory for a stack task's frames (a segment of %zu "
@@ -207,7 +212,8 @@ static void segment_leave(ws__task_stack *s)
     s->seg = old->prev;
     s->f.head = old->prev_head;
     s->f.split = old->prev_head; /* its frames were handed over when old was entered */
-    ws__free(s->spare);
+    if (s->spare != NULL)
+        ws__free(s->spare->block);
     s->spare = old;
 }
 
@@ -242,7 +248,7 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
     if (s->fresh) {
         s->fresh = false;
         ws__wdeque_force_slow(&w->deque); /* its pushes flush the private frames first */
-        if (w->deque.reserve > 0 && s->f.split == s->floor) {
+        if (w->pool->nworkers > 1 && s->f.split == s->floor) {
             hand_over(s, 1);
             publish = true;
         }
