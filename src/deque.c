@@ -699,7 +699,7 @@ static void sdeque_ask(ws_sdeque *q)
          * one's release sequence. The owner's bounds check catches the 0. */
         WS_SDEQUE_ASK(&q->limit);
         if (q->ask_also != NULL)
-            WS_SDEQUE_ASK(q->ask_also); /* the same, for the owner's stack spawns */
+            WS_SDEQUE_ASK_ALSO(q->ask_also); /* release: the same, for the owner's stack spawns */
     }
 }
 

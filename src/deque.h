@@ -211,6 +211,11 @@ void ws__deque_check(const ws_deque *q);
 #ifndef WS_SDEQUE_REOPEN
 #define WS_SDEQUE_REOPEN(p, e, v) ws_cas_acquire((p), (e), (v))
 #endif
+/* The same request's exchange of the owner's stack-spawn word (ask_also; src/frames.c), paired
+ * with frames.c's WS_FRAMES_REOPEN (tests/model_frames.c weakens each). */
+#ifndef WS_SDEQUE_ASK_ALSO
+#define WS_SDEQUE_ASK_ALSO(p) ws_exchange_release((p), 0)
+#endif
 
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by

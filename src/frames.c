@@ -94,17 +94,7 @@ static int64_t private_frames(const ws__task_stack *s)
     return (s->f.head - s->f.split) / FRAME;
 }
 
-void ws__frames_init(ws__worker *w)
-{
-    ws__task_stack *s = &w->stack;
-    memset(s, 0, sizeof *s);
-    /* relaxed: before the thread starts. 0: every spawn goes to the slow path, which makes the
-     * first segment. */
-    ws_store_relaxed(&s->f.end_fast, 0);
-    ws_store_relaxed(&s->f.fast_syncs, 0);
-}
-
-void ws__frames_destroy(ws__worker *w)
+static void frames_destroy(ws__worker *w)
 {
     ws__task_stack *s = &w->stack;
     if (s->spare != NULL)
@@ -136,17 +126,6 @@ static ws__segment *segment_new(ws__task_stack *s)
     return n;
 }
 
-/* The next stack spawn takes the slow path. An RMW, as every write of end_fast. */
-static void frames_close(ws__task_stack *s)
-{
-    ws_exchange_relaxed(&s->f.end_fast, 0);
-}
-
-void ws__frames_close(ws__worker *w)
-{
-    frames_close(&w->stack);
-}
-
 /* Opens the fast path up to the segment's end, unless end_fast changed since the slow spawn read
  * `seen` (a thief's request then stays for the next one); closes it again if a request came. */
 static void frames_reopen(ws__task_stack *s, uint64_t seen)
@@ -159,7 +138,7 @@ static void frames_reopen(ws__task_stack *s, uint64_t seen)
 #ifndef WS_LOCKED_DEQUE
     /* relaxed: ordered by the CAS above. */
     if (ws_load_relaxed(&worker_of(s)->deque.wanted) != 0)
-        frames_close(s);
+        ws__frames_close(worker_of(s));
 #endif
 }
 
@@ -180,13 +159,13 @@ static void hand_over(ws__task_stack *s, int64_t k)
     s->handing = was;
 }
 
-void ws__frames_flush(ws__worker *w)
+static void frames_flush(ws__worker *w)
 {
     ws__task_stack *s = &w->stack;
     if (s->handing || s->seg == NULL)
         return;
     hand_over(s, private_frames(s));
-    frames_close(s);
+    ws__frames_close(worker_of(s));
     s->fresh = true;
 }
 
@@ -329,11 +308,13 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
         s->seg->prev = NULL;
         s->f.head = s->seg->frames;
         s->f.split = s->seg->frames;
+        s->flush = frames_flush;
+        s->destroy = frames_destroy;
     }
     char *floor = s->floor;
     s->floor = s->f.head;
     s->fresh = true;
-    frames_close(s);
+    ws__frames_close(worker_of(s));
     run(frames_of(s), frame);
     frames_settle(s);
     if (s->f.head != s->floor)
@@ -342,7 +323,7 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
     /* The outer task's next spawn closes the deque's fast path again, which this one's pushes
      * may have reopened. */
     s->fresh = true;
-    frames_close(s);
+    ws__frames_close(worker_of(s));
 }
 
 static void run_handed(void *frame)

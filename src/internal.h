@@ -113,6 +113,10 @@ typedef struct ws__task_stack {
     char *floor;        /* head when the stack task the worker runs now began */
     bool fresh;         /* no spawn since then, or since the deque last took the frames */
     bool handing;       /* frames are being pushed on the deque: the push must not flush */
+    /* frames.c's flush and destroy, set when the worker first runs a stack task: the layers
+     * below call them through here (they run before those of frames.c, which uses them). */
+    void (*flush)(struct ws__worker *w);
+    void (*destroy)(struct ws__worker *w);
 } ws__task_stack;
 
 /* ---- tasks and jobs ---------------------------------------------------------------------- */
@@ -571,10 +575,10 @@ bool ws__fork_push(ws__worker *w, ws__task *t);
  * publishes it, hands every private frame to the deque (so that the deque's items stay in spawn
  * order) and sends the next stack spawn to the slow path (which closes the deque's fast path
  * again). close: the next stack spawn takes the slow path (profiling, tracing). */
-void ws__frames_init(ws__worker *w);
-void ws__frames_destroy(ws__worker *w);
-void ws__frames_flush(ws__worker *w);
-void ws__frames_close(ws__worker *w);
+static inline void ws__frames_init(ws__worker *w);
+static inline void ws__frames_destroy(ws__worker *w);
+static inline void ws__frames_flush(ws__worker *w);
+static inline void ws__frames_close(ws__worker *w);
 
 bool ws__split_wanted(void);
 
@@ -901,5 +905,41 @@ static inline void ws__group_check_pool_done(const ws_pool *pool)
 _Noreturn void ws__contract_violation(const char *function, const char *what);
 /* Aborts with the contract message of `function` if pool is NULL. */
 void ws__pool_check(const ws_pool *pool, const char *function);
+
+static inline void ws__frames_init(ws__worker *w)
+{
+    ws__task_stack *s = &w->stack;
+    s->f.head = NULL;
+    s->f.split = NULL;
+    /* relaxed: before the thread starts. 0: every spawn goes to the slow path (frames.c makes
+     * the first segment when the worker first runs a stack task). */
+    ws_store_relaxed(&s->f.end_fast, 0);
+    ws_store_relaxed(&s->f.fast_syncs, 0);
+    s->seg = NULL;
+    s->spare = NULL;
+    s->floor = NULL;
+    s->fresh = false;
+    s->handing = false;
+    s->flush = NULL;
+    s->destroy = NULL;
+}
+
+static inline void ws__frames_destroy(ws__worker *w)
+{
+    if (w->stack.destroy != NULL)
+        w->stack.destroy(w);
+}
+
+static inline void ws__frames_flush(ws__worker *w)
+{
+    if (w->stack.flush != NULL)
+        w->stack.flush(w);
+}
+
+static inline void ws__frames_close(ws__worker *w)
+{
+    /* An RMW, as every write of end_fast (frames.c, "Requests"). */
+    ws_exchange_relaxed(&w->stack.f.end_fast, 0);
+}
 
 #endif /* WS_INTERNAL_H */

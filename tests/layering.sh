@@ -21,6 +21,7 @@ wait
 pool
 join
 group future
+frames
 loop
 profile_pool
 '

@@ -1,0 +1,233 @@
+/* model_frames.c: the stack tasks' task stack (src/frames.c, included as it is, with the inline
+ * spawn and sync of include/worksteal.h) on the real split deque (src/deque.c), under the GenMC
+ * model checker (RC11), in every execution it allows.
+ *
+ *   genmc --rc11 --disable-estimation -- -I src -I include [-DSCENARIO=n] [-DWEAKEN=n]
+ *         tests/model_frames.c
+ *
+ * Worker 0 runs a stack task (frames.c's frames_call, as for a task it took) that spawns two
+ * leaves with WS_SPAWN and syncs them with WS_SYNC; worker 1, a thief, steals from worker 0's
+ * deque (ws_sdeque_steal, which asks when nothing is public) and runs what it takes as the
+ * worker loop does: the record's function (frames.c's run_handed, which runs the frame in place
+ * on the thief's own task stack), then the record's state DONE. A leaf checks its argument (a
+ * race on the frame or a wrong value is an error) and counts its run.
+ *   SCENARIO 1  the thief makes two attempts while the owner spawns.
+ *   SCENARIO 2  the same, and the owner pushes a ws_spawn of its own between its two WS_SPAWNs
+ *               (the flush: private frames go first, in spawn order).
+ * Checked: each leaf runs exactly once with its argument, and each sync gets its leaf's result;
+ * once the thief is done and before the owner syncs, no request is lost: wanted = 1 implies
+ * that both the deque's limit and end_fast are 0 (the owner's next push or stack spawn serves
+ * it).
+ *
+ * Real: frames.c whole (the slow spawn, the hand-over, the flush, the reopen, the slow sync,
+ * frames_call and run_handed), the header's ws__frames_push and ws__frames_pop with the type
+ * check, the deque. Stubbed: allocation, the clock and the yield (tests/model_platform.h), the
+ * wake-up of idle workers (a no-op: model_idle.c checks it), a contract violation (an assertion).
+ * Mirrored, since join.c needs the rest of the scheduler: ws_spawn and ws_sync on a worker, as
+ * join.c makes them (the record's init, the fast push or push_rare's flush, slow push and depth
+ * cap; the pop that takes the record back and runs it, or the wait for DONE with acquire), and
+ * the worker loop's end of a task (DONE with release, as ws__task_run_taken).
+ *
+ * Weakened variants (tests/model.cmake runs each and expects it to fail):
+ *   WEAKEN=1  the owner's reopening CAS of end_fast (WS_FRAMES_REOPEN) relaxed: a request whose
+ *             0 it overwrote is not seen (scenario 1);
+ *   WEAKEN=2  the thief's exchange of end_fast (WS_SDEQUE_ASK_ALSO) relaxed (scenario 1);
+ *   WEAKEN=3  the share's release (WS_SDEQUE_SHARE) relaxed: the thief reads a frame handed over
+ *             before its arguments are visible (scenario 1);
+ *   WEAKEN=4  the thief's acquire of ts (WS_SDEQUE_THIEF_TS) relaxed (scenario 1).
+ */
+#ifndef SCENARIO
+#define SCENARIO 1
+#endif
+#ifndef WEAKEN
+#define WEAKEN 0
+#endif
+#if WEAKEN == 1
+#define WS_FRAMES_REOPEN(p, e, v) ws_cas_relaxed((p), (e), (v))
+#elif WEAKEN == 2
+#define WS_SDEQUE_ASK_ALSO(p) ws_exchange_relaxed((p), 0)
+#elif WEAKEN == 3
+#define WS_SDEQUE_SHARE(p, v) ws_fetch_add_relaxed((p), (v))
+#elif WEAKEN == 4
+#define WS_SDEQUE_THIEF_TS(p) ws_load_relaxed(p)
+#endif
+#define WS_FRAMES_PER_SEGMENT 4
+
+/* The header's portable spellings, as under ThreadSanitizer: the checker runs no inline
+ * assembly. */
+#define __SANITIZE_THREAD__ 1
+#undef __BYTE_ORDER__
+
+#include "../src/deque.c"
+/* The header's inline fast paths of the stack tasks are the model's; its inline ws_spawn and
+ * ws_sync are not (frames.c calls the library's, mirrored below). */
+#include "worksteal.h"
+#undef ws_spawn
+#undef ws_sync
+#include "../src/frames.c"
+
+#include "model_platform.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+static ws_pool pool;
+static ws__worker workers[2];
+_Thread_local ws__worker *ws__tls_worker;
+
+void ws__idle_notify(ws_pool *p)
+{
+    (void)p;
+}
+
+_Noreturn void ws__contract_violation(const char *function, const char *what)
+{
+    (void)function, (void)what;
+    assert(0 && "contract violation");
+    abort();
+}
+
+void ws__typed_run(ws_pool *p, ws_fn fn, void *arg, const char *what)
+{
+    (void)p, (void)what;
+    fn(arg);
+}
+
+/* ---- join.c's ws_spawn and ws_sync on a worker, mirrored ---------------------------------- */
+
+void ws_spawn(ws_task *task, ws_fn fn, void *arg)
+{
+    ws__worker *w = ws__tls_worker;
+    ws__task *t = (ws__task *)task;
+    ws__task_init(t, fn, arg);
+    if (ws__wdeque_fits(&w->deque)) {
+        ws__wdeque_push_fitting(&w->deque, t);
+        return;
+    }
+    /* push_rare */
+    ws__frames_flush(w);
+    bool published;
+    int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
+    assert(before >= 0);
+    ws__wdeque_set_depth_cap(&w->deque, before + 1);
+}
+
+void ws_sync(ws_task *task)
+{
+    ws__worker *w = ws__tls_worker;
+    ws__task *t = (ws__task *)task;
+    ws__task *p = ws__wdeque_pop(&w->deque);
+    if (p != NULL) {
+        assert(p == t); /* the deque's items are in spawn order */
+        t->fn(t->arg);
+        return;
+    }
+    /* acquire: pairs with the thief's release of DONE: the leaf's result in the frame. */
+    while (ws_load_acquire(&t->state) != WS_TASK_DONE)
+        ;
+}
+
+/* ---- the tasks ---------------------------------------------------------------------------- */
+
+static atomic_int runs[3];
+
+WS_STACK_TASK_1(int, leaf, int, x)
+{
+    (void)ws_w_;
+    assert(x >= 1 && x <= 2);
+    atomic_fetch_add_explicit(&runs[x], 1, memory_order_relaxed);
+    return 10 * x;
+}
+
+static ws_task own; /* scenario 2's ws_spawn */
+static atomic_int own_runs;
+static atomic_int thief_done;
+
+static void own_fn(void *arg)
+{
+    (void)arg;
+    atomic_fetch_add_explicit(&own_runs, 1, memory_order_relaxed);
+}
+
+/* No request lost: checked once the thief is done (it asks no more) and before the syncs. */
+static void check_requests(void)
+{
+    /* acquire: pairs with the thief's release at its end. */
+    while (atomic_load_explicit(&thief_done, memory_order_acquire) == 0)
+        ;
+    ws__worker *w = &workers[0];
+    /* relaxed: the thief is done; the owner's own writes. */
+    if (ws_load_relaxed(&w->deque.wanted) != 0) {
+        assert(ws_load_relaxed(&w->deque.limit) == 0);
+        assert(ws_load_relaxed(&w->stack.f.end_fast) == 0);
+    }
+}
+
+WS_STACK_TASK_0(int, root)
+{
+    WS_SPAWN(leaf, 1);
+    if (SCENARIO == 2)
+        ws_spawn(&own, own_fn, NULL);
+    WS_SPAWN(leaf, 2);
+    check_requests();
+    int b = WS_SYNC(leaf);
+    if (SCENARIO == 2)
+        ws_sync(&own);
+    int a = WS_SYNC(leaf);
+    assert(a == 10 && b == 20);
+    return a + b;
+}
+
+/* ---- the workers -------------------------------------------------------------------------- */
+
+static root_sframe_ root_frame;
+
+static void *owner(void *arg)
+{
+    (void)arg;
+    ws__tls_worker = &workers[0];
+    root_frame.run = root_frun_;
+    frames_call(&workers[0], root_frun_, &root_frame);
+    assert(root_frame.u.ws_result == 30);
+    return NULL;
+}
+
+static void *thief(void *arg)
+{
+    (void)arg;
+    ws__tls_worker = &workers[1];
+    for (int i = 0; i < 2; i++) {
+        ws__task *t = ws_sdeque_steal(&workers[0].deque);
+        if (t == NULL)
+            continue;
+        t->fn(t->arg);
+        /* release: the run (the frame's result) before DONE; pairs with ws_sync's acquire. */
+        ws_store_release(&t->state, WS_TASK_DONE);
+    }
+    atomic_store_explicit(&thief_done, 1, memory_order_release);
+    return NULL;
+}
+
+int main(void)
+{
+    pool.nworkers = 2;
+    for (int i = 0; i < 2; i++) {
+        ws__worker *w = &workers[i];
+        w->pool = &pool;
+        w->id = (unsigned)i;
+        int err = ws__wdeque_init(&w->deque, 4, 1);
+        assert(err == 0);
+        ws__frames_init(w);
+        w->deque.ask_also = &w->stack.f.end_fast;
+    }
+    pthread_t o, t;
+    pthread_create(&o, NULL, owner, NULL);
+    pthread_create(&t, NULL, thief, NULL);
+    pthread_join(o, NULL);
+    pthread_join(t, NULL);
+    for (int x = 1; x <= 2; x++)
+        assert(atomic_load_explicit(&runs[x], memory_order_relaxed) == 1);
+    assert(SCENARIO != 2 || atomic_load_explicit(&own_runs, memory_order_relaxed) == 1);
+    return 0;
+}
