@@ -1,12 +1,15 @@
-/* knapsack: the 0/1 knapsack problem by branch and bound, with typed tasks of four arguments.
+/* knapsack: the 0/1 knapsack problem by branch and bound, with a stack task of four arguments
+ * for the search and a typed void task for the input.
  *
  *   example_knapsack [ITEMS [WORKERS]]   (default 28 items, the default pool)
  *
  * best(i, room, value) is the best value reachable from item i on with `room` capacity left and
- * `value` packed so far: it spawns the branch that takes item i and computes the one that skips
- * it itself. A branch whose value plus everything left could not beat the best found so far is
- * cut (the shared best only grows, so a cut never loses the optimum). The answer is checked
- * against the classic dynamic program. A void task, fill_items, builds the input in parallel.
+ * `value` packed so far: it spawns the branch that takes item i and calls the one that skips it
+ * (WS_SPAWN, WS_CALL, WS_SYNC: the frame lives on the worker's task stack, unnamed). A branch
+ * whose value plus everything left could not beat the best found so far is cut (the shared best
+ * only grows, so a cut never loses the optimum). The answer is checked against the classic
+ * dynamic program. A void task of the caller-frame layer, fill_items, builds the input in
+ * parallel; best_run and fill_items_run start each from outside the pool.
  */
 #include <worksteal.h>
 
@@ -51,7 +54,7 @@ static void raise_best(long value)
         ;
 }
 
-WS_TASK_4(long, best, const item *, all, int, i, int, room, long, value)
+WS_STACK_TASK_4(long, best, const item *, all, int, i, int, room, long, value)
 {
     if (i == nitems) {
         raise_best(value);
@@ -59,12 +62,11 @@ WS_TASK_4(long, best, const item *, all, int, i, int, room, long, value)
     }
     if (value + suffix_value[i] <= atomic_load_explicit(&best_found, memory_order_relaxed))
         return 0; /* cannot beat what is known */
-    best_frame take;
     bool fits = all[i].weight <= room;
     if (fits)
-        best_spawn(&take, all, i + 1, room - all[i].weight, value + all[i].value);
-    long skip = best(all, i + 1, room, value);
-    long with = fits ? best_sync(&take) : 0;
+        WS_SPAWN(best, all, i + 1, room - all[i].weight, value + all[i].value);
+    long skip = WS_CALL(best, all, i + 1, room, value);
+    long with = fits ? WS_SYNC(best) : 0;
     return with > skip ? with : skip;
 }
 

@@ -212,7 +212,7 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
     ws__task_stack *s = stack_of(pf);
     ws__worker *w = worker_of(s);
     if (WS_UNLIKELY(s->seg == NULL))
-        ws__contract_violation("WS_SPAWN", "not inside a stack task");
+        ws__contract_violation("WS_SPAWN(...)", "not inside a stack task");
     /* relaxed: read first, so that a request arriving later makes the reopening CAS fail. */
     uint64_t seen = ws_load_relaxed(&s->f.end_fast);
     if (s->f.head == s->seg->end)
