@@ -618,16 +618,16 @@ static inline void *ws__frames_pop(struct ws__frames *w)
     !defined(__clang__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
 /* The runner's address in a scratch register of the asm's own, rather than one that gcc would
  * keep in a callee-saved register across the task's calls. */
-#define WS__FRAME_CHECK(f, fn, what)                                                     \
-    do {                                                                                 \
-        __asm__ goto("leaq %c1(%%rip), %%rax\n\tcmpq %%rax, %0\n\tjne %l[ws_bad_]"       \
-                     :                                                                   \
-                     : "m"((f)->run), "i"(fn)                                            \
-                     : "rax", "cc"                                                       \
-                     : ws_bad_);                                                         \
-        break;                                                                           \
-    ws_bad_:                                                                             \
-        ws__frames_mismatch(what);                                                       \
+#define WS__FRAME_CHECK(f, fn, what)                                               \
+    do {                                                                           \
+        __asm__ goto("leaq %c1(%%rip), %%rax\n\tcmpq %%rax, %0\n\tjne %l[ws_bad_]" \
+                     :                                                             \
+                     : "m"((f)->run), "i"(fn)                                      \
+                     : "rax", "cc"                                                 \
+                     : ws_bad_);                                                   \
+        break;                                                                     \
+    ws_bad_:                                                                       \
+        ws__frames_mismatch(what);                                                 \
     } while (0)
 #elif !defined(WS_UNCHECKED_SYNC)
 #define WS__FRAME_CHECK(f, fn, what) ((f)->run == (fn) ? (void)0 : ws__frames_mismatch(what))

@@ -112,7 +112,8 @@ static ws__segment *segment_new(ws__task_stack *s)
     s->spare = NULL;
     void *block = n == NULL ? ws__malloc(sizeof *n + WS_CACHE_LINE) : NULL;
     if (block != NULL) {
-        n = (ws__segment *)(((uintptr_t)block + WS_CACHE_LINE - 1) & ~(uintptr_t)(WS_CACHE_LINE - 1));
+        n = (ws__segment *)(((uintptr_t)block + WS_CACHE_LINE - 1) &
+                            ~(uintptr_t)(WS_CACHE_LINE - 1));
         n->block = block;
     }
     if (n == NULL) {
@@ -170,15 +171,21 @@ static void frames_flush(ws__worker *w)
 }
 
 /* Owner only: the spawn at head has written its frame in the segment's overflow frame. Hands
- * the segment's private frames over and moves the frame to the bottom of a new segment. */
+ * the segment's private frames over and moves the frame to the bottom of a new segment. The
+ * frame waits in a copy meanwhile: a frame handed over past the deque's cap runs at once, here,
+ * and its own spawns reach this same overflow frame. end_fast, which bounds the old segment,
+ * is closed (the caller's reopen then fails, and the next spawn opens the new bound). */
 static void segment_enter(ws__task_stack *s)
 {
     char *h = s->f.head;
+    char pending[FRAME];
+    memcpy(pending, h, FRAME);
+    ws__frames_close(worker_of(s));
     hand_over(s, private_frames(s));
     ws__segment *n = segment_new(s);
     n->prev = s->seg;
     n->prev_head = h;
-    memcpy(n->frames, h, FRAME);
+    memcpy(n->frames, pending, FRAME);
     s->seg = n;
     s->f.head = n->frames;
     s->f.split = n->frames;
@@ -188,6 +195,7 @@ static void segment_enter(ws__task_stack *s)
 static void segment_leave(ws__task_stack *s)
 {
     ws__segment *old = s->seg;
+    ws__frames_close(worker_of(s)); /* end_fast bounds the segment left */
     s->seg = old->prev;
     s->f.head = old->prev_head;
     s->f.split = old->prev_head; /* its frames were handed over when old was entered */

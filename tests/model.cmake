@@ -50,3 +50,13 @@ ws_add_model(model_pool_run model_pool_run THIEF=0:pass THIEF=1:pass THIEF=0,SKI
 ws_add_model(model_future model_future WEAKEN=0:pass CANCEL=1:pass WEAKEN=1:fail WEAKEN=2:fail
              WEAKEN=3:fail WEAKEN=4:fail WEAKEN=5:fail CANCEL=1,WEAKEN=4:fail
              CANCEL=1,WEAKEN=5:fail)
+
+# The stack tasks' task stack (src/frames.c, with the header's inline spawn and sync) on the
+# real deque: every leaf runs once with its arguments, a thief's request is never lost with the
+# stack spawns' fast path open, and the flush keeps the deque in spawn order; fails with the
+# owner's reopening CAS or the thief's exchange of end_fast relaxed (tests/model_frames.c).
+ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass SCENARIO=2,WEAKEN=0:pass
+             SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail)
+if(TEST model_frames) # minutes on a loaded machine (scenario 1: 5,195 executions)
+  set_tests_properties(model_frames PROPERTIES TIMEOUT 1800)
+endif()
