@@ -51,8 +51,8 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
-lace_src=$(cd "$1" && pwd)
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
+lace_src=$(cd "$1" 2>/dev/null && pwd) || { echo "compare.sh: $1 is not a directory" >&2; exit 2; }
 rounds=${2:-5}
 for f in src/lace.h benchmarks/fib/fib-lace.c benchmarks/knapsack/knapsack-lace.c; do
     [ -f "$lace_src/$f" ] || { echo "compare.sh: $lace_src has no $f: not a Lace tree" >&2; exit 2; }
