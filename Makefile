@@ -71,10 +71,10 @@ bench-check:
 	bash bench/bench-check.sh build
 
 format:
-	clang-format -i include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] bench/*.cpp examples/*.c examples/*.cpp examples/mpi/*.[ch]
+	clang-format -i include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] bench/lace/*.[ch] bench/*.cpp examples/*.c examples/*.cpp examples/mpi/*.[ch]
 
 format-check:
-	clang-format --dry-run --Werror include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] bench/*.cpp examples/*.c examples/*.cpp examples/mpi/*.[ch]
+	clang-format --dry-run --Werror include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] bench/lace/*.[ch] bench/*.cpp examples/*.c examples/*.cpp examples/mpi/*.[ch]
 
 install: build
 	$(CMAKE) --install build

@@ -29,13 +29,14 @@ got[wakeup_p99_vs_floor]=$(ratio "$(value wakeup worksteal 2 p99_us)" "$(value w
 got[lone_p50_vs_mutex]=$(ratio "$(value lone worksteal 1 p50_us)" "$(value lone mutex 1 p50_us)")
 got[lone_p99_vs_mutex]=$(ratio "$(value lone worksteal 1 p99_us)" "$(value lone mutex 1 p99_us)")
 if command -v valgrind >/dev/null 2>&1; then
-    # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync"
-    # and "typed" columns.
+    # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync",
+    # "typed" and "stack" columns.
     row=$(sh "$here/join-instructions.sh" -T "$build/bench/bench_join" |
         awk -v exe="$build/bench/bench_join" '$1 == exe')
     got[join_instructions]=$(echo "$row" | awk '{ print $2 }')
     got[spawn_sync_instructions]=$(echo "$row" | awk '{ print $3 }')
     got[typed_instructions]=$(echo "$row" | awk '{ print $6 }')
+    got[stack_instructions]=$(echo "$row" | awk '{ print $7 }')
 else
     echo "bench-check: valgrind not found, instructions per join not checked"
 fi

@@ -33,6 +33,11 @@ int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state)
         if (r->profile)
             return ws_pool_profile(r->ws, roots->ws, state, r->profile);
         return ws_pool_run(r->ws, roots->ws, state);
+    case WB_WS_STACK:
+        if (roots->ws_stack == NULL)
+            return ENOTSUP;
+        roots->ws_stack(state, r->ws);
+        return 0;
     case WB_OMP: {
         ws_fn root = roots->omp;
 #pragma omp parallel num_threads(r->workers) firstprivate(root, state)
@@ -68,6 +73,7 @@ void wb_fork2(const wb_runner *r, ws_fn a, void *x, ws_fn b, void *y)
         return;
     }
     case WB_WS:
+    case WB_WS_STACK: /* not reached: the coarse workloads have no stack-task version */
         ws_join(a, x, b, y);
         return;
     case WB_OMP:

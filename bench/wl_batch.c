@@ -73,8 +73,9 @@ static int run(void *p, const wb_runner *r)
     case WB_OMP:
         run_omp(s, r->workers);
         return 0;
+    case WB_WS_STACK:
     case WB_PEER:
-        return ENOTSUP; /* no peer version (has_peers) */
+        return ENOTSUP; /* no stack-task or peer version (has_stack, has_peers) */
     }
     return 0;
 }

@@ -54,6 +54,23 @@ static void root_ws(void *p)
     s->result = a.r;
 }
 
+/* ---- worksteal's stack tasks ---- */
+
+WS_STACK_TASK_1(uint64_t, fib_stack, int, n)
+{
+    if (n < 2)
+        return (uint64_t)n;
+    WS_SPAWN(fib_stack, n - 2);
+    uint64_t x = WS_CALL(fib_stack, n - 1);
+    return x + WS_SYNC(fib_stack);
+}
+
+static void root_stack(void *p, ws_pool *pool)
+{
+    fib_state *s = p;
+    s->result = fib_stack_run(pool, s->n);
+}
+
 /* ---- central queue ---- */
 
 static void fib_cq(void *p)
@@ -109,7 +126,7 @@ static void root_peer(void *p, const wb_peer *peer)
 
 /* ---- the workload ---- */
 
-static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer};
+static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer, root_stack};
 
 static uint64_t fib_iter(int n)
 {
@@ -181,6 +198,7 @@ const wb_workload wb_fib = {
     .default_size = 35,
     .quick_size = 20,
     .has_peers = true,
+    .has_stack = true,
     .prepare = prepare,
     .describe = describe,
     .reset = reset,

@@ -101,7 +101,7 @@ static void mm_root(void *p)
     mm_task(&m);
 }
 
-static const wb_roots roots = {mm_root, mm_root, mm_root, mm_root, NULL};
+static const wb_roots roots = {mm_root, mm_root, mm_root, mm_root, NULL, NULL};
 
 static void destroy(void *p)
 {

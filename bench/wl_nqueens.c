@@ -97,6 +97,30 @@ static void root_ws(void *p)
     s->solutions = a.count;
 }
 
+/* ---- worksteal's stack tasks ---- */
+
+WS_STACK_TASK_5(uint64_t, nq_stack, int, n, int, row, uint32_t, cols, uint32_t, d1, uint32_t, d2)
+{
+    if (row == n)
+        return 1;
+    int k = 0;
+    for (uint32_t avail = nq_free(n, cols, d1, d2); avail; avail &= avail - 1) {
+        uint32_t bit = avail & -avail;
+        WS_SPAWN(nq_stack, n, row + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1);
+        k++;
+    }
+    uint64_t count = 0;
+    while (k-- > 0)
+        count += WS_SYNC(nq_stack);
+    return count;
+}
+
+static void root_stack(void *p, ws_pool *pool)
+{
+    nq_state *s = p;
+    s->solutions = nq_stack_run(pool, s->n, 0, 0, 0, 0);
+}
+
 /* ---- central queue ---- */
 
 static void nq_cq(void *p)
@@ -169,7 +193,7 @@ static void root_peer(void *p, const wb_peer *peer)
 
 /* ---- the workload ---- */
 
-static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer};
+static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer, root_stack};
 
 /* Known solution counts (OEIS A000170). */
 static const uint64_t nq_known[NQ_MAX + 1] = {
@@ -230,6 +254,7 @@ const wb_workload wb_nqueens = {
     .default_size = 13,
     .quick_size = 8,
     .has_peers = true,
+    .has_stack = true,
     .prepare = prepare,
     .describe = describe,
     .reset = reset,

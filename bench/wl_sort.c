@@ -248,7 +248,7 @@ static void sort_root(void *p)
     }
 }
 
-static const wb_roots roots = {sort_root, sort_root, sort_root, sort_root, NULL};
+static const wb_roots roots = {sort_root, sort_root, sort_root, sort_root, NULL, NULL};
 
 /* An order-independent hash of a multiset of values. */
 static uint64_t multiset_hash(const int32_t *a, size_t n)

@@ -90,6 +90,50 @@ static void root_ws(void *p)
     s->sum = sum;
 }
 
+/* ---- worksteal's stack tasks ---- */
+
+/* A subtree's node count and hash sum: the result of a stack task. */
+typedef struct uts_count {
+    uint64_t nodes, sum;
+} uts_count;
+
+static uts_count uts_count_add(uts_count a, uts_count b)
+{
+    return (uts_count){a.nodes + b.nodes, a.sum + b.sum};
+}
+
+WS_STACK_TASK_1(uts_count, uts_stack, uint64_t, id)
+{
+    uint64_t h = uts_hash(id);
+    uts_count c = {1, h};
+    int n = uts_kids(h);
+    for (int i = 0; i < n; i++)
+        WS_SPAWN(uts_stack, uts_child(h, i));
+    while (n-- > 0)
+        c = uts_count_add(c, WS_SYNC(uts_stack));
+    return c;
+}
+
+/* The root's fan-out of root_kids, a spawn each, as root_ws does. */
+WS_STACK_TASK_1(uts_count, uts_stack_root, int, root_kids)
+{
+    uint64_t h = uts_hash(uts_root_id());
+    uts_count c = {1, h};
+    for (int i = 0; i < root_kids; i++)
+        WS_SPAWN(uts_stack, uts_child(h, i));
+    for (int i = 0; i < root_kids; i++)
+        c = uts_count_add(c, WS_SYNC(uts_stack));
+    return c;
+}
+
+static void root_stack(void *p, ws_pool *pool)
+{
+    uts_state *s = p;
+    uts_count c = uts_stack_root_run(pool, s->root_kids);
+    s->nodes = c.nodes;
+    s->sum = c.sum;
+}
+
 /* ---- central queue ---- */
 
 static void uts_cq(void *p)
@@ -252,7 +296,7 @@ static const struct {
 
 /* ---- the workload ---- */
 
-static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer};
+static const wb_roots roots = {root_serial, root_cq, root_ws, root_omp, root_peer, root_stack};
 
 static void destroy(void *p)
 {
@@ -338,6 +382,7 @@ const wb_workload wb_uts = {
     .default_size = 3000,
     .quick_size = 20,
     .has_peers = true,
+    .has_stack = true,
     .prepare = prepare,
     .describe = describe,
     .reset = reset,

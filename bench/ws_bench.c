@@ -63,14 +63,15 @@ static const wb_workload *const workloads[] = {
 };
 #define N_WL ((int)(sizeof(workloads) / sizeof(workloads[0])))
 
-enum { S_SERIAL, S_CENTRAL, S_WS_LOCKED, S_WS, S_OMP, S_TBB, S_RAYON, S_COUNT };
-static const char *const sched_names[S_COUNT] = {"serial", "central", "ws-locked", "ws",
-                                                 "omp",    "tbb",     "rayon"};
+enum { S_SERIAL, S_CENTRAL, S_WS_LOCKED, S_WS, S_WS_STACK, S_OMP, S_TBB, S_RAYON, S_COUNT };
+static const char *const sched_names[S_COUNT] = {"serial",   "central", "ws-locked", "ws",
+                                                 "ws-stack", "omp",     "tbb",       "rayon"};
 static const char *const sched_about[S_COUNT] = {
     "the plain functions, no runtime",
     "one mutex-protected FIFO shared by all workers, condition variable for sleeping",
     "worksteal built with the mutex-protected deque (ws-bench-locked)",
     "worksteal with the split deque (the library as shipped)",
+    "worksteal's stack tasks, WS_SPAWN/WS_SYNC (fib, nqueens, uts only)",
     "OpenMP tasks (#pragma omp task / taskwait) in gcc's libgomp",
     "oneTBB's tbb::task_group in a task_arena (fib, nqueens, uts only)",
     "Rayon's rayon::join in a ThreadPool (fib, nqueens, uts only)",
@@ -85,6 +86,18 @@ static const wb_peer *peer_of(int sched)
 static bool is_peer(int sched)
 {
     return sched == S_TBB || sched == S_RAYON;
+}
+
+/* The schedulers that run on a worksteal pool, and so have its counters. */
+static bool is_worksteal(int sched)
+{
+    return sched == S_WS || sched == S_WS_LOCKED || sched == S_WS_STACK;
+}
+
+/* Whether workload w has a version for the scheduler. */
+static bool has_version(const wb_workload *wl, int sched)
+{
+    return is_peer(sched) ? wl->has_peers : sched == S_WS_STACK ? wl->has_stack : true;
 }
 
 /* This binary's worksteal: which column its "ws" measures. */
@@ -343,8 +356,9 @@ static void meas_start(const options *o, meas *m, int sched, unsigned workers)
         err = cq_pool_create(&m->r.cq, workers);
         break;
     case S_WS:
-    case S_WS_LOCKED: {
-        m->r.sched = WB_WS;
+    case S_WS_LOCKED:
+    case S_WS_STACK: {
+        m->r.sched = sched == S_WS_STACK ? WB_WS_STACK : WB_WS;
         ws_config cfg = {.workers = workers};
         err = ws_pool_create(&m->r.ws, &cfg);
         break;
@@ -441,7 +455,7 @@ static bool meas_finish(meas *m, const wb_workload *wl)
         m->r.peer->destroy(m->r.peer_pool);
     counters *c = &m->per_run;
     int reps = m->reps;
-    if (reps > 0 && (m->sched == S_WS || m->sched == S_WS_LOCKED)) {
+    if (reps > 0 && is_worksteal(m->sched)) {
         c->spawns = (double)(ws1.spawns - m->ws0.spawns) / reps;
         c->steals = (double)(ws1.steals - m->ws0.steals) / reps;
         c->attempts = (double)(ws1.steal_attempts - m->ws0.steal_attempts) / reps;
@@ -889,10 +903,11 @@ static void find_self(const char *argv0)
     snprintf(self_path, sizeof(self_path), "%s", argv0);
 }
 
-/* The binary measuring `sched`: this one, or its sibling built against the other deque. */
+/* The binary measuring `sched`: this one, or its sibling built against the other deque. The
+ * stack tasks are measured on the split deque, the library as shipped. */
 static void exe_for(int sched, char *buf, size_t len)
 {
-    if (sched != OTHER_WS) {
+    if ((sched == S_WS_STACK ? S_WS : sched) != OTHER_WS) {
         snprintf(buf, len, "%s", self_path);
         return;
     }
@@ -1317,6 +1332,27 @@ static void print_peers(const options *o, int w)
     }
 }
 
+/* The stack tasks against ws_join / ws_spawn at each worker count: ws's time over ws-stack's
+ * (above 1: the stack tasks are faster). */
+static void print_stack(const options *o, int w)
+{
+    if (!o->sched[S_WS_STACK])
+        return;
+    if (!workloads[w]->has_stack) {
+        printf("  ws-stack: n/a (stack-task versions of fib, nqueens and uts only)\n");
+        return;
+    }
+    if (!o->sched[S_WS])
+        return;
+    printf("  ws's time over ws-stack's (above 1: the stack tasks are faster):");
+    for (int i = 0; i < o->nworkers; i++) {
+        printf("  %u worker%s", o->workers[i], o->workers[i] > 1 ? "s" : "");
+        put_ratio(ratio(find_cell(w, S_WS, o->workers[i]), find_cell(w, S_WS_STACK, o->workers[i])),
+                  6);
+    }
+    printf("\n");
+}
+
 /* When even worksteal's best row is slower than the serial program, say why, so that the table
  * (and the plot) are not read as the scheduler failing. */
 static void print_below_serial(const options *o, int w)
@@ -1379,11 +1415,11 @@ static void print_table(const options *o, int w)
             put_ratio(ratio(find_cell(w, S_CENTRAL, p), c), 10);
             put_ratio(ratio(find_cell(w, S_WS_LOCKED, p), c), 10);
             put_ratio(ratio(find_cell(w, S_OMP, p), c), 8);
-            if ((s == S_WS || s == S_WS_LOCKED) && cell_ok(c) && c->c.spawns > 0)
+            if (is_worksteal(s) && cell_ok(c) && c->c.spawns > 0)
                 printf(" %7.3f", 100.0 * c->c.steals / c->c.spawns);
             else
                 printf(" %7s", "-");
-            if ((s == S_WS || s == S_WS_LOCKED || s == S_CENTRAL) && cell_ok(c))
+            if ((is_worksteal(s) || s == S_CENTRAL) && cell_ok(c))
                 printf(" %6.0f", c->c.parks);
             else
                 printf(" %6s", "-");
@@ -1394,6 +1430,7 @@ static void print_table(const options *o, int w)
         }
     }
     print_peers(o, w);
+    print_stack(o, w);
     print_ceiling(o, w);
     print_space(o, w);
     print_below_serial(o, w);
@@ -1566,17 +1603,19 @@ static void read_external_output(const char *out)
 }
 
 /* The runtimes the plot can show, in legend order, each with its fixed colour. */
-static const int plot_scheds[] = {S_WS, S_WS_LOCKED, S_CENTRAL, S_OMP, S_TBB, S_RAYON};
+static const int plot_scheds[] = {S_WS, S_WS_STACK, S_WS_LOCKED, S_CENTRAL, S_OMP, S_TBB, S_RAYON};
 #define N_PLOT_SCHEDS ((int)(sizeof(plot_scheds) / sizeof(plot_scheds[0])))
 static const char *const plot_colour[S_COUNT] = {
-    [S_SERIAL] = "#777777", [S_CENTRAL] = "#999999", [S_WS_LOCKED] = "#56B4E9", [S_WS] = "#0072B2",
-    [S_OMP] = "#E69F00",    [S_TBB] = "#009E73",     [S_RAYON] = "#D55E00",
+    [S_SERIAL] = "#777777", [S_CENTRAL] = "#999999",  [S_WS_LOCKED] = "#56B4E9",
+    [S_WS] = "#0072B2",     [S_WS_STACK] = "#CC79A7", [S_OMP] = "#E69F00",
+    [S_TBB] = "#009E73",    [S_RAYON] = "#D55E00",
 };
 static const char *const plot_label[S_COUNT] = {
     [S_SERIAL] = "serial",
     [S_CENTRAL] = "central queue (mutex)",
     [S_WS_LOCKED] = "worksteal, mutex deque",
     [S_WS] = "worksteal",
+    [S_WS_STACK] = "worksteal, stack tasks",
     [S_OMP] = "OpenMP (libgomp)",
     [S_TBB] = "oneTBB",
     [S_RAYON] = "Rayon",
@@ -1973,7 +2012,8 @@ static void usage(FILE *f)
     fprintf(f,
             "\n"
             "                     (default: all)\n"
-            "  --schedulers LIST  subset of: serial,central,ws-locked,ws,omp,tbb,rayon\n"
+            "  --schedulers LIST  subset of: serial,central,ws-locked,ws,ws-stack,omp,tbb,\n"
+            "                     rayon\n"
             "                     (default: all; tbb and rayon where this ws-bench was built\n"
             "                     with them)\n"
             "  --workers LIST     worker counts, e.g. 1,2,4,8 (default: 1, 2, 4, ... up to the\n"
@@ -2340,14 +2380,14 @@ static void print_header(const options *o, int argc, char **argv)
         else if (peer_unbuilt[s])
             printf("  %-10s skipped, not built: %s\n", sched_names[s], peer_install_hint(s));
     }
-    printf(
-        "columns: median wall time of the runs; x serial = speedup over the serial run;\n"
-        "  x 1 wkr = this scheduler's 1-worker time over this time; x central, x locked,\n"
-        "  x omp = that baseline's time at the same workers over this time (above 1: this\n"
-        "  row is faster; below the fib, nqueens and uts tables, x tbb and x rayon say the\n"
-        "  same of ws against the peers); steal%% = steals per spawn; parks = times a worker\n"
-        "  slept, per run; others = share of the CPUs other programs used during the runs\n"
-        "  (above 10%%, the row is disturbed); '*' = more workers than CPUs (oversubscribed).\n");
+    printf("columns: median wall time of the runs; x serial = speedup over the serial run;\n"
+           "  x 1 wkr = this scheduler's 1-worker time over this time; x central, x locked,\n"
+           "  x omp = that baseline's time at the same workers over this time (above 1: this\n"
+           "  row is faster; below the fib, nqueens and uts tables, x tbb and x rayon say the\n"
+           "  same of ws against the peers, and a line gives ws's time over ws-stack's);\n"
+           "  steal%% = steals per spawn; parks = times a worker slept, per run; others = share\n"
+           "  of the CPUs other programs used during the runs (above 10%%, the row is\n"
+           "  disturbed); '*' = more workers than CPUs (oversubscribed).\n");
 }
 
 int main(int argc, char **argv)
@@ -2370,7 +2410,7 @@ int main(int argc, char **argv)
         bool long_runs[S_COUNT] = {false}; /* its first round took over the budget */
         for (int round = 0; round < o.rounds; round++) {
             for (int s = 0; s < S_COUNT; s++) {
-                if (!o.sched[s] || (is_peer(s) && !workloads[w]->has_peers) || long_runs[s])
+                if (!o.sched[s] || !has_version(workloads[w], s) || long_runs[s])
                     continue;
                 if (tty)
                     fprintf(stderr, "\r  measuring %s on %s, round %d of %d ...%20s\r",
