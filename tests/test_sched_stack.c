@@ -7,7 +7,7 @@
  *            its mark exactly once per run.
  *   nested   name_run on a given pool and on NULL (the default pool) from main, from a ws_pool_run
  *            function on a worker of the same pool (a plain call on that thread), and from a
- *            stack task of another pool, each with a WS_SPAWN held open across the run.
+ *            stack task of another pool with a WS_SPAWN held open across the runs.
  *   stress   a tree of stack tasks, each node adding one to its own counter (indexed by node id),
  *            with random stalls, many rounds: every counter exactly 1, and fib right.
  *   deep     chains of 100,000+ levels (fewer under ThreadSanitizer, which keeps at most 65,536
@@ -55,8 +55,9 @@ typedef struct pair {
     short y;
 } pair;
 
-/* Argument n of the tasks below counts n * 10^(n-1): the struct's contribution is x - y, the
- * double's 4 * g - 24 (so its fraction must survive), the pointer's what it points to. */
+/* Argument n of the tasks below (given the value n in every call) counts its value times
+ * 10^(n-1): the struct's value is x - y, the double's 4 * g - 24 (so its fraction must survive),
+ * the pointer's what it points to. */
 static const pair E = {9, 4};
 static const double G = 7.75;
 static const long H = 8;
