@@ -73,3 +73,44 @@ add_executable(test_sched_typed_arity_no_inline test_sched_typed_arity.c)
 target_link_libraries(test_sched_typed_arity_no_inline PRIVATE ws_internal)
 target_compile_definitions(test_sched_typed_arity_no_inline PRIVATE WS_NO_INLINE_JOIN)
 ws_add_test(test_sched_typed_arity_no_inline TIMEOUT 180 LABELS sched ARGS arity 2)
+
+# Stack tasks (WS_STACK_TASK_n, src/frames.c): arities, name_run from everywhere, exactly-once
+# trees on more workers than cores, chains deeper than many segments, the rest of the API inside
+# a stack task, statistics, profiling, tracing, and the contract violations' one line and abort.
+foreach(c arity nested deep mix order)
+  foreach(p 1 2 4)
+    ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched
+                ARGS ${c} ${p})
+  endforeach()
+endforeach()
+foreach(p 1 2 4 8)
+  ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched
+              ARGS stress ${p})
+endforeach()
+foreach(c "stats 1" "stats 2" "profile 2" "trace 2")
+  separate_arguments(args UNIX_COMMAND "${c}")
+  ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched ARGS ${args})
+endforeach()
+foreach(c abort_sync_other abort_sync_none abort_unsynced abort_no_memory)
+  ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched ARGS ${c})
+endforeach()
+# The same through the library's slow paths alone (WS_NO_INLINE_JOIN).
+add_executable(test_sched_stack_no_inline test_sched_stack.c)
+target_link_libraries(test_sched_stack_no_inline PRIVATE ws_internal)
+target_compile_definitions(test_sched_stack_no_inline PRIVATE WS_NO_INLINE_JOIN)
+foreach(c arity stress deep mix order)
+  ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS ${c} 2)
+endforeach()
+ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS stats 1)
+foreach(c abort_sync_other abort_sync_none abort_unsynced abort_no_memory)
+  ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS ${c})
+endforeach()
+# The test's source builds without warnings: a build of it with -Werror and without its pragmas
+# (WS_TEST_STACK_STRICT), run as a test so that a warning of worksteal.h fails this entry only.
+add_executable(test_sched_stack_strict EXCLUDE_FROM_ALL test_sched_stack.c)
+target_link_libraries(test_sched_stack_strict PRIVATE ws_internal)
+target_compile_definitions(test_sched_stack_strict PRIVATE WS_TEST_STACK_STRICT)
+target_compile_options(test_sched_stack_strict PRIVATE -Werror)
+add_test(NAME test_sched_stack_strict
+         COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target test_sched_stack_strict)
+set_tests_properties(test_sched_stack_strict PROPERTIES TIMEOUT 300 LABELS sched)
