@@ -570,6 +570,11 @@ WS_API void ws__frames_spawn_slow(struct ws__frames *w);
 WS_API void *ws__frames_sync_slow(struct ws__frames *w, ws__frame_fn run, const char *name);
 WS_API void ws__frames_run(ws_pool *pool, ws__frame_fn run, void *frame, const char *what);
 WS_API void ws__frames_mismatch(const char *name);
+/* x86-64: ws__frames_spawn_slow behind a call that keeps the general registers (src/frames.c,
+ * in assembly), so that the values a task computes with after a WS_SPAWN stay in scratch
+ * registers across the spawn rather than in callee-saved ones that the task would save and
+ * restore on every call. Called only from the inline asm below, which says what it changes. */
+WS_API void ws__frames_spawn_slow_saving(void);
 
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
 /* Ends the spawn of the frame written at h == w->head: one comparison, then the new head. */
@@ -585,7 +590,25 @@ static inline __attribute__((always_inline)) void ws__frames_push(struct ws__fra
     w->head = h + WS__FRAME_SIZE;
     return;
 slow:
+#if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+    /* Steps over the red zone; the vector registers are the C function's to change. */
+    __asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
+                     "call ws__frames_spawn_slow_saving@PLT\n\t"
+                     "leaq 128(%%rsp), %%rsp"
+                     :
+                     : "D"(w)
+                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+#if defined(__AVX512F__)
+                       ,
+                       "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+                       "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31", "k1",
+                       "k2", "k3", "k4", "k5", "k6", "k7"
+#endif
+    );
+#else
     ws__frames_spawn_slow(w);
+#endif
 }
 
 /* The newest frame, popped, if it is still private (not handed to the deque); else NULL. */
@@ -642,8 +665,10 @@ static inline void *ws__frames_pop(struct ws__frames *w)
 #endif
 #if defined(__GNUC__)
 #define WS__EXPECT_TRUE(x) __builtin_expect(!!(x), 1)
+#define WS__UNUSED         __attribute__((unused)) /* a body need not use the hidden worker */
 #else
 #define WS__EXPECT_TRUE(x) (x)
+#define WS__UNUSED
 #endif
 
 #define WS__SPARAM_(T, a)       T a,
@@ -662,7 +687,7 @@ static inline void *ws__frames_pop(struct ws__frames *w)
  * frame's result field, if any. The hidden worker comes first in name's parameters (a register
  * of its own in every call), last in the inline helpers (so that WS_SPAWN needs no comma rule). */
 #define WS__STACK_DECLS(R, name, PARAMS, LPARAMS, FIELDS, STORE, ARGS, PASS, KIND, RESULT) \
-    static R name(struct ws__frames *ws_w_ PARAMS);                                        \
+    static R name(struct ws__frames *ws_w_ WS__UNUSED PARAMS);                             \
     typedef struct name##_sframe_ {                                                        \
         ws__frame_fn run;                                                                  \
         union {                                                                            \
@@ -679,6 +704,7 @@ static inline void *ws__frames_pop(struct ws__frames *w)
     static void name##_frun_(struct ws__frames *ws_w_, void *ws_p_)                        \
     {                                                                                      \
         name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                   \
+        (void)ws_f_; /* a task without arguments or result does not read it */             \
         KIND##KEEP(name(ws_w_ ARGS));                                                      \
     }                                                                                      \
     static inline void name##_spawn_(LPARAMS struct ws__frames *ws_w_)                     \
@@ -708,7 +734,7 @@ static inline void *ws__frames_pop(struct ws__frames *w)
         STORE ws__frames_run(ws_pool_, name##_frun_, ws_f_, #name "_run");                 \
         KIND##RETURN;                                                                      \
     }                                                                                      \
-    static R name(struct ws__frames *ws_w_ PARAMS)
+    static R name(struct ws__frames *ws_w_ WS__UNUSED PARAMS)
 
 /* A stack task of n >= 1 arguments, their pairs in ...; RESULT: the result's field, if any. */
 #define WS__STACK_N(n, R, name, KIND, RESULT, ...)                                               \

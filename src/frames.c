@@ -234,7 +234,6 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
     bool publish = false;
     if (s->fresh) {
         s->fresh = false;
-        ws__wdeque_force_slow(&w->deque); /* its pushes flush the private frames first */
         if (w->pool->nworkers > 1 && s->f.split == s->floor) {
             hand_over(s, 1);
             publish = true;
@@ -249,9 +248,52 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
         ws__wdeque_publish_all(&w->deque);
         ws__idle_notify(w->pool);
     }
+    /* Last: the hand-overs above pushed through the deque's slow push, which reopens its fast
+     * path. While frames are private (from this spawn on, fast spawns included), the deque's
+     * pushes must come through a flush. */
+    ws__wdeque_force_slow(&w->deque);
 #endif
     frames_reopen(s, seen);
 }
+
+/* ws__frames_spawn_slow(w in rdi), keeping every general register the C function may change
+ * (worksteal.h's inline spawn relies on it) and aligning the stack for it: rbx holds the
+ * caller's stack pointer. The rest is the caller's declared clobbers (flags, vector registers,
+ * memory). */
+#if defined(__x86_64__) && !defined(__clang__)
+__asm__(".text\n"
+        ".globl ws__frames_spawn_slow_saving\n"
+        ".type ws__frames_spawn_slow_saving, @function\n"
+        "ws__frames_spawn_slow_saving:\n"
+        ".cfi_startproc\n"
+        "pushq %rax\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %rcx\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %rdx\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %rsi\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %rdi\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %r8\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %r9\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %r10\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %r11\n .cfi_adjust_cfa_offset 8\n"
+        "pushq %rbx\n .cfi_adjust_cfa_offset 8\n"
+        "movq %rsp, %rbx\n .cfi_def_cfa_register %rbx\n"
+        "andq $-16, %rsp\n"
+        "call ws__frames_spawn_slow@PLT\n"
+        "movq %rbx, %rsp\n .cfi_def_cfa_register %rsp\n"
+        "popq %rbx\n .cfi_adjust_cfa_offset -8\n"
+        "popq %r11\n .cfi_adjust_cfa_offset -8\n"
+        "popq %r10\n .cfi_adjust_cfa_offset -8\n"
+        "popq %r9\n .cfi_adjust_cfa_offset -8\n"
+        "popq %r8\n .cfi_adjust_cfa_offset -8\n"
+        "popq %rdi\n .cfi_adjust_cfa_offset -8\n"
+        "popq %rsi\n .cfi_adjust_cfa_offset -8\n"
+        "popq %rdx\n .cfi_adjust_cfa_offset -8\n"
+        "popq %rcx\n .cfi_adjust_cfa_offset -8\n"
+        "popq %rax\n .cfi_adjust_cfa_offset -8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size ws__frames_spawn_slow_saving, .-ws__frames_spawn_slow_saving\n");
+#endif
 
 static WS_COLD void sync_violation(const char *name, const char *what)
 {
@@ -286,6 +328,7 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
         ws__frames_mismatch(name);
     if (h >= s->f.split) { /* private after all (the fast path is off in this build) */
         s->f.head = h;
+        ws_counter_add(&s->f.fast_syncs, 1); /* relaxed: a statistic with one writer */
         run(pf, frame);
         return frame;
     }
@@ -320,6 +363,10 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
         s->destroy = frames_destroy;
     }
     char *floor = s->floor;
+    /* The frames of the task this one runs inside go to the deque: below split, a sync of this
+     * task that reaches them takes the slow path, which refuses it (the floor). */
+    if (!s->handing)
+        hand_over(s, private_frames(s));
     s->floor = s->f.head;
     s->fresh = true;
     ws__frames_close(worker_of(s));
