@@ -24,6 +24,20 @@ WS_VOID_TASK_1(bump, int *, p)
     ++*p;
 }
 
+// The stack tasks, as C++: spawn, call and sync by name, a void task of no arguments.
+WS_STACK_TASK_1(long, sfib, int, n)
+{
+    if (n < 2)
+        return n;
+    WS_SPAWN(sfib, n - 1);
+    long x = WS_CALL(sfib, n - 2);
+    return x + WS_SYNC(sfib);
+}
+
+WS_STACK_VOID_TASK_0(snop)
+{
+}
+
 int main()
 {
     int a = 0, b = 0;
@@ -39,7 +53,9 @@ int main()
     bump_sync(&bf);
     bump_run(nullptr, &b);
     long weight = weigh_run(nullptr, 1, 1, 1, 1, 1, 1, 1, 1); // eight arguments, run from outside
-    if (a != 2 || b != 3 || sum != 42 || weight != 36 || ws_worker_id() != -1) {
+    snop_run(nullptr);
+    long fib = sfib_run(nullptr, 20);
+    if (a != 2 || b != 3 || sum != 42 || weight != 36 || fib != 6765 || ws_worker_id() != -1) {
         std::fprintf(stderr, "test_header_cxx: FAIL: a=%d b=%d\n", a, b);
         return 1;
     }
