@@ -226,11 +226,17 @@ static _Thread_local strand_place places[STALL_PLACES];
 /* Hints: the figures of each place most recently computed by any thread of a pool, for the
  * threads that have not seen the place often enough. A slot holds one place of one pool (by
  * the pool's serial number); a slot that another place or pool takes over is simply
- * overwritten. Every field is a relaxed atomic, written by the threads that compute figures
- * and read by young places: a hint orders nothing and publishes nothing else, and one read
- * while its slot is rewritten (the key is checked before and after the figures, which narrows
- * that window without closing it) misjudges one strand at worst, as a wrong history would. */
+ * overwritten. A hint publishes nothing but itself, and a reader must never mix two of them
+ * (the figures of one place under the key of another: a strand misjudged, where the exact-clock
+ * tests expect every judgment the same on any schedule). So each slot has a version, odd while
+ * a writer rewrites it: a writer takes the slot by a CAS from an even version (one that finds
+ * it taken leaves it: the hint is only a hint), stores the fields with release and the next
+ * even version with release; a reader loads the version with acquire, the fields with acquire,
+ * then the version again, and keeps the hint only if both reads give the same even version. A
+ * field written by a later writer, read with acquire, makes that writer's odd version visible
+ * to the second read. */
 typedef struct place_hint {
+    _Atomic uint64_t version;
     _Atomic uintptr_t key;
     _Atomic unsigned pool;
     _Atomic uint64_t typical, low, high, stall_at;
@@ -276,13 +282,18 @@ static void publish_hint(uintptr_t key, const place_figures *fig)
     if (pool == 0)
         return;
     place_hint *h = &hints[slot_of(key)];
-    /* relaxed, all four: a hint orders nothing (see place_hint). */
-    ws_store_relaxed(&h->key, key);
-    ws_store_relaxed(&h->pool, pool);
-    ws_store_relaxed(&h->typical, fig->typical);
-    ws_store_relaxed(&h->low, fig->low);
-    ws_store_relaxed(&h->high, fig->high);
-    ws_store_relaxed(&h->stall_at, fig->stall_at);
+    /* relaxed: the CAS only takes the slot; the release stores below order it before them. */
+    uint64_t v = ws_load_relaxed(&h->version);
+    if ((v & 1) != 0 || !ws_cas_relaxed(&h->version, &v, v + 1))
+        return; /* another writer has the slot */
+    /* release, all: a reader's acquire load of any of them sees the odd version (above). */
+    ws_store_release(&h->key, key);
+    ws_store_release(&h->pool, pool);
+    ws_store_release(&h->typical, fig->typical);
+    ws_store_release(&h->low, fig->low);
+    ws_store_release(&h->high, fig->high);
+    ws_store_release(&h->stall_at, fig->stall_at);
+    ws_store_release(&h->version, v + 2); /* release: pairs with read_hint's first load */
 }
 
 /* The hint for key in the calling thread's pool, if there is one. */
@@ -290,14 +301,18 @@ static bool read_hint(uintptr_t key, place_figures *fig)
 {
     unsigned pool = thread_pool();
     place_hint *h = &hints[slot_of(key)];
-    /* relaxed, all: a hint orders nothing (see place_hint). */
-    if (pool == 0 || ws_load_relaxed(&h->key) != key || ws_load_relaxed(&h->pool) != pool)
+    /* acquire: pairs with publish_hint's release of the even version: its fields are seen. */
+    uint64_t v = ws_load_acquire(&h->version);
+    /* acquire, all: pairs with a later writer's release stores (see place_hint). */
+    if ((v & 1) != 0 || pool == 0 || ws_load_acquire(&h->key) != key ||
+        ws_load_acquire(&h->pool) != pool)
         return false;
-    fig->typical = ws_load_relaxed(&h->typical);
-    fig->low = ws_load_relaxed(&h->low);
-    fig->high = ws_load_relaxed(&h->high);
-    fig->stall_at = ws_load_relaxed(&h->stall_at);
-    return ws_load_relaxed(&h->key) == key && ws_load_relaxed(&h->pool) == pool;
+    fig->typical = ws_load_acquire(&h->typical);
+    fig->low = ws_load_acquire(&h->low);
+    fig->high = ws_load_acquire(&h->high);
+    fig->stall_at = ws_load_acquire(&h->stall_at);
+    /* relaxed: after the acquire loads above, which a later writer's odd version precedes. */
+    return ws_load_relaxed(&h->version) == v;
 }
 
 /* Moves the k-th smallest of v[0, n) to v[k], with none larger before it and none smaller after
