@@ -236,7 +236,7 @@ static bool work_left(ws_pool *pool)
     /* acquire: pairs with the release store in wake_spare; the new spare's deque is set up. */
     unsigned n = pool->nworkers + ws_load_acquire(&pool->spares_started);
     for (unsigned i = 0; i < n; i++)
-        if (ws__wdeque_size(&pool->workers[i]->deque) > 0)
+        if (ws__worker_may_have_work(pool->workers[i]))
             return true;
     return false;
 }

@@ -942,4 +942,12 @@ static inline void ws__frames_close(ws__worker *w)
     ws_exchange_relaxed(&w->stack.f.end_fast, 0);
 }
 
+/* Any thread: whether worker v may have work for a thief: items in its deque, or stack-task
+ * frames that no request has reached yet (end_fast open: its next spawn answers one; frames.c).
+ * relaxed: a hint; the steal, or the request it makes, decides. */
+static inline bool ws__worker_may_have_work(ws__worker *v)
+{
+    return ws__wdeque_size(&v->deque) > 0 || ws_load_relaxed(&v->stack.f.end_fast) != 0;
+}
+
 #endif /* WS_INTERNAL_H */

@@ -292,7 +292,7 @@ ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor)
 }
 
 /* Tries the victims workers[ids[k]] (ids NULL: workers[first + k]) for k in [0, n), from a
- * random k, skipping deques that look empty, until a steal succeeds or max_fails steals fail. */
+ * random k, skipping workers that look idle, until a steal succeeds or max_fails steals fail. */
 static ws__task *steal_scan(ws__worker *w, const uint16_t *ids, unsigned first, unsigned n,
                             unsigned max_fails, bool *more_work)
 {
@@ -301,11 +301,11 @@ static ws__task *steal_scan(ws__worker *w, const uint16_t *ids, unsigned first, 
     unsigned k = n > 1 ? next_random(w) % n : 0;
     for (unsigned left = n; left > 0; left--, k = k + 1 == n ? 0 : k + 1) {
         ws__worker *v = workers[ids != NULL ? ids[k] : first + k];
-        if (v == w || ws__wdeque_size(&v->deque) == 0)
+        if (v == w || !ws__worker_may_have_work(v))
             continue;
         ws__task *t = ws__steal_from(w, v);
         if (t != NULL) {
-            *more_work = ws__wdeque_size(&v->deque) > 0;
+            *more_work = ws__worker_may_have_work(v);
             return t;
         }
         if (++fails == max_fails)
