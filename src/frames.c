@@ -143,6 +143,12 @@ static void frames_reopen(ws__task_stack *s, uint64_t seen)
 #endif
 }
 
+/* The record of a frame of the current segment (its index in the segment's records). */
+static ws_task *record_of(ws__task_stack *s, const char *frame)
+{
+    return &s->seg->records[(size_t)(frame - s->seg->frames) / FRAME];
+}
+
 /* The task of a handed-over frame's record: runs the frame on whichever worker took it. */
 static void run_handed(void *frame);
 
@@ -154,8 +160,7 @@ static void hand_over(ws__task_stack *s, int64_t k)
     for (int64_t i = 0; i < k; i++) {
         char *frame = s->f.split;
         s->f.split = frame + FRAME;
-        size_t index = (size_t)(frame - s->seg->frames) / FRAME;
-        ws_spawn(&s->seg->records[index], run_handed, frame);
+        ws_spawn(record_of(s, frame), run_handed, frame);
     }
     s->handing = was;
 }
@@ -334,8 +339,7 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
     }
     /* Handed over: head stays above the frame until its task is done (a thief may run it in
      * place, and this worker may run others while it waits). */
-    size_t index = (size_t)(h - s->seg->frames) / FRAME;
-    ws_sync(&s->seg->records[index]);
+    ws_sync(record_of(s, h));
     s->f.head = h;
     s->f.split = h;
     return frame;
