@@ -703,6 +703,16 @@ static void sdeque_ask(ws_sdeque *q)
     }
 }
 
+/* After a failed steal of a public index: the owner's next push fills the reserve's room, and a
+ * lost race leaves the items to other thieves; but stack-task frames (ask_also not 0: frames.c)
+ * stay private until a thief asks, and one that went to sleep would not. */
+static void sdeque_ask_for_frames(ws_sdeque *q)
+{
+    /* relaxed: a hint; the request's exchanges order what it needs. */
+    if (q->ask_also != NULL && ws_load_relaxed(q->ask_also) != 0)
+        sdeque_ask(q);
+}
+
 /* x - y for indices kept modulo 2^48 (top in ts), as a signed difference. */
 static int64_t index_diff(uint64_t x, uint64_t y)
 {
@@ -725,8 +735,10 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
         return NULL; /* the oldest public item lies below the floor */
     /* acquire: pairs with the release stores of bottom: an item pushed into the reserve
      * (after the guard last moved) is visible once bottom is seen past it. */
-    if (index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t) <= 0)
-        return NULL; /* public indices, but no item in them yet */
+    if (index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t) <= 0) {
+        sdeque_ask_for_frames(q); /* the reserve's room, and no item in it yet */
+        return NULL;
+    }
     /* seq_cst: announces us before we load the array; pairs with the seq_cst store of the
      * array then load of stealers in the owner's sdeque_reclaim (store buffering). */
     WS_SDEQUE_ENTER(&q->stealers);
@@ -740,8 +752,10 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
     WS_SDEQUE_LEAVE(&q->stealers);
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
-    if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1))
+    if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1)) {
+        sdeque_ask_for_frames(q);
         return NULL;
+    }
     return item;
 }
 

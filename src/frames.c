@@ -37,6 +37,11 @@
  * init is a read-modify-write; the owner reopens the fast path only by a CAS from the value it
  * read when its slow spawn began, and then reads the deque's `wanted` again, closing the fast
  * path if a request came meanwhile. So a thief's request is never lost with the fast path open.
+ * Nothing but a request makes the owner share its private frames, so no thief may go to sleep
+ * without leaving one: a thief tries every worker whose `end_fast` is not 0 (open, or closed by
+ * the owner, WS__FRAMES_CLOSED), and a steal that fails there for any reason asks (deque.c);
+ * the answer publishes and wakes a sleeper (idle.c). 0 means a request is pending, or that the
+ * worker runs no stack task.
  *
  * Checks: the slow sync compares the frame's runner with the sync's task, and refuses a sync at
  * or below the head at which the running stack task began (the floor); the end of each stack
@@ -249,16 +254,22 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
         hand_over(s, (private_frames(s) + 1) / 2);
         publish = true;
     }
-    if (publish) {
+    if (publish)
         ws__wdeque_publish_all(&w->deque);
-        ws__idle_notify(w->pool);
-    }
-    /* Last: the hand-overs above pushed through the deque's slow push, which reopens its fast
-     * path. While frames are private (from this spawn on, fast spawns included), the deque's
-     * pushes must come through a flush. */
+    /* The hand-overs above pushed through the deque's slow push, which reopens its fast path.
+     * While frames are private (from this spawn on, fast spawns included), the deque's pushes
+     * must come through a flush. */
     ws__wdeque_force_slow(&w->deque);
-#endif
     frames_reopen(s, seen);
+    /* After the reopen: a thief that goes to sleep after this wake-up looked (idle.c) sees
+     * end_fast as reopened, or a later request's 0, and tries this worker, not a 0 of the
+     * request just served. seen == 0: a request's 0, which thieves skip, though its wanted
+     * may have been served already (by a push between the thief's two stores). */
+    if (publish || seen == 0)
+        ws__idle_notify(w->pool);
+#else
+    frames_reopen(s, seen);
+#endif
 }
 
 /* ws__frames_spawn_slow(w in rdi), keeping every general register the C function may change
@@ -382,7 +393,10 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
     /* The outer task's next spawn closes the deque's fast path again, which this one's pushes
      * may have reopened. */
     s->fresh = true;
-    ws__frames_close(worker_of(s));
+    if (floor != NULL)
+        ws__frames_close(worker_of(s));
+    else /* no stack task left on this worker: nothing for thieves to ask for */
+        ws_exchange_relaxed(&s->f.end_fast, 0); /* an RMW, as every write ("Requests") */
 }
 
 static void run_handed(void *frame)

@@ -579,6 +579,10 @@ static inline void ws__frames_init(ws__worker *w);
 static inline void ws__frames_destroy(ws__worker *w);
 static inline void ws__frames_flush(ws__worker *w);
 static inline void ws__frames_close(ws__worker *w);
+/* end_fast below every frame's address, written by the owner (or the profiler) to send the next
+ * stack spawn to the slow path: frames may stay private, so thieves still try the worker and
+ * ask. A thief's request writes 0, as does the end of a worker's outermost stack task. */
+enum { WS__FRAMES_CLOSED = 1 };
 
 bool ws__split_wanted(void);
 
@@ -939,11 +943,12 @@ static inline void ws__frames_flush(ws__worker *w)
 static inline void ws__frames_close(ws__worker *w)
 {
     /* An RMW, as every write of end_fast (frames.c, "Requests"). */
-    ws_exchange_relaxed(&w->stack.f.end_fast, 0);
+    ws_exchange_relaxed(&w->stack.f.end_fast, WS__FRAMES_CLOSED);
 }
 
 /* Any thread: whether worker v may have work for a thief: items in its deque, or stack-task
- * frames that no request has reached yet (end_fast open: its next spawn answers one; frames.c).
+ * frames that no request has reached yet (end_fast open or closed by the owner, not 0: its next
+ * spawn answers a request; frames.c).
  * relaxed: a hint; the steal, or the request it makes, decides. */
 static inline bool ws__worker_may_have_work(ws__worker *v)
 {

@@ -19,6 +19,10 @@
  *            stack tasks of its own; every result exact.
  *   order    a private frame, a ws_spawn, then a group job's push (which hands the frame over):
  *            the ws_spawn's sync still finds its task on top of the deque.
+ *   spread   a root spawning batches of leaves (each batch private when spawned, then synced)
+ *            until every other worker has run a few: idle workers ask for a task stack's frames
+ *            and get them, also once the deque's reserve has made public room that no push
+ *            fills.
  *   stats    ws_pool_stats counts every stack fork of fib as a spawn (on one worker, as a pop
  *            too, and no steal).
  *   profile  fib under ws_pool_profile: the result right, work and span measured, a strand per
@@ -436,8 +440,15 @@ static void case_stress(unsigned workers)
 
 /* ---- deep ------------------------------------------------------------------------------- */
 
+enum { MAX_WORKERS = 64 };
+static _Atomic long leaf_runs[MAX_WORKERS]; /* by worker id: where leaves ran (spread) */
+
 WS_STACK_TASK_1(long, leaf, long, k)
 {
+    int id = ws_worker_id();
+    ASSERT(id >= 0 && id < MAX_WORKERS);
+    /* relaxed: a count read as a hint by a task of the same run, and after it returned. */
+    atomic_fetch_add_explicit(&leaf_runs[id], 1, memory_order_relaxed);
     return 3 * k + 1;
 }
 
@@ -659,6 +670,59 @@ static void case_order(unsigned workers)
     ws_pool_destroy(pool);
     printf("order on %u workers: %ld rounds of a frame, a ws_spawn and a group job\n", workers,
            rounds);
+}
+
+/* ---- spread ----------------------------------------------------------------------------- */
+
+enum { SPREAD_BATCH = 4, SPREAD_WANT = 3 };
+
+static bool spread_done(unsigned workers, int self)
+{
+    for (unsigned i = 0; i < workers; i++) {
+        /* relaxed: see leaf. */
+        long runs = atomic_load_explicit(&leaf_runs[i], memory_order_relaxed);
+        if ((int)i != self && runs < SPREAD_WANT)
+            return false;
+    }
+    return true;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Spawns batches of leaves, all private when spawned, until every other worker ran a few. */
+WS_STACK_TASK_1(long, spread_root, unsigned, workers)
+{
+    int self = ws_worker_id();
+    double deadline = seconds_now() + 120; /* a guard against a hang, not a measure of speed */
+    long batches = 0;
+    for (; !spread_done(workers, self); batches++) {
+        if (batches % 1024 == 0 && seconds_now() > deadline)
+            WS_TEST_FAIL("spread: after %ld batches, another worker ran fewer than %d of them",
+                         batches, SPREAD_WANT);
+        ASSERT_EQ(WS_CALL(wide, SPREAD_BATCH), SPREAD_BATCH);
+    }
+    return batches;
+}
+
+/* A task stack's private frames reach idle workers: they ask, and the next spawn answers,
+ * even after the deque's reserve has made public indices that no item fills. */
+static void case_spread(unsigned workers)
+{
+    ASSERT(workers <= MAX_WORKERS);
+    ws_pool *pool = sched_pool(workers);
+    long batches = spread_root_run(pool, workers);
+    ws_stats st;
+    ws_pool_stats(pool, &st);
+    ws_pool_destroy(pool);
+    printf("spread on %u workers: every other worker ran %d leaves or more after %ld batches "
+           "(%" PRIu64 " steals)\n",
+           workers, SPREAD_WANT, batches, st.steals);
+    ASSERT_GE(st.steals, (uint64_t)(workers - 1) * SPREAD_WANT);
 }
 
 /* ---- stats ------------------------------------------------------------------------------ */
@@ -1001,9 +1065,10 @@ typedef struct test_case {
 } test_case;
 
 static const test_case CASES[] = {
-    {"arity", case_arity}, {"nested", case_nested},   {"stress", case_stress},
-    {"deep", case_deep},   {"mix", case_mix},         {"order", case_order},
-    {"stats", case_stats}, {"profile", case_profile}, {"trace", case_trace},
+    {"arity", case_arity},   {"nested", case_nested},   {"stress", case_stress},
+    {"deep", case_deep},     {"mix", case_mix},         {"order", case_order},
+    {"stats", case_stats},   {"profile", case_profile}, {"trace", case_trace},
+    {"spread", case_spread},
 };
 
 int main(int argc, char **argv)
