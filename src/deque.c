@@ -706,8 +706,13 @@ static void sdeque_ask(ws_sdeque *q)
 /* After a failed steal of a public index: the owner's next push fills the reserve's room, and a
  * lost race leaves the items to other thieves; but stack-task frames (ask_also not 0: frames.c)
  * stay private until a thief asks, and one that went to sleep would not. */
+#ifndef WS_SDEQUE_ASK_FOR_FRAMES /* a model removes the step (tests/model_frames_wake.c) */
+#define WS_SDEQUE_ASK_FOR_FRAMES 1
+#endif
 static void sdeque_ask_for_frames(ws_sdeque *q)
 {
+    if (!WS_SDEQUE_ASK_FOR_FRAMES)
+        return;
     /* relaxed: a hint; the request's exchanges order what it needs. */
     if (q->ask_also != NULL && ws_load_relaxed(q->ask_also) != 0)
         sdeque_ask(q);

@@ -60,9 +60,13 @@
 #endif
 enum { SEGMENT_FRAMES = WS_FRAMES_PER_SEGMENT, FRAME = WS__FRAME_SIZE };
 
-/* The owner's orders on end_fast ("Requests" above), by name so that a model can weaken them. */
+/* The owner's orders on end_fast ("Requests" above), by name so that a model can weaken them;
+ * and the wake-up after reopening from a request's 0, by name so that a model can remove it. */
 #ifndef WS_FRAMES_REOPEN
 #define WS_FRAMES_REOPEN(p, e, v) ws_cas_acquire((p), (e), (v))
+#endif
+#ifndef WS_FRAMES_WAKE_ASKED
+#define WS_FRAMES_WAKE_ASKED(seen) ((seen) == 0)
 #endif
 
 struct ws__segment {
@@ -184,7 +188,8 @@ static void frames_flush(ws__worker *w)
  * the segment's private frames over and moves the frame to the bottom of a new segment. The
  * frame waits in a copy meanwhile: a frame handed over past the deque's cap runs at once, here,
  * and its own spawns reach this same overflow frame. end_fast, which bounds the old segment,
- * is closed (the caller's reopen then fails, and the next spawn opens the new bound). */
+ * is closed (the caller's reopen then opens the new segment's bound, or fails if a request
+ * came, and the next spawn does). */
 static void segment_enter(ws__task_stack *s)
 {
     char *h = s->f.head;
@@ -265,7 +270,7 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
      * end_fast as reopened, or a later request's 0, and tries this worker, not a 0 of the
      * request just served. seen == 0: a request's 0, which thieves skip, though its wanted
      * may have been served already (by a push between the thief's two stores). */
-    if (publish || seen == 0)
+    if (publish || WS_FRAMES_WAKE_ASKED(seen))
         ws__idle_notify(w->pool);
 #else
     frames_reopen(s, seen);

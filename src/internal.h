@@ -582,7 +582,10 @@ static inline void ws__frames_close(ws__worker *w);
 /* end_fast below every frame's address, written by the owner (or the profiler) to send the next
  * stack spawn to the slow path: frames may stay private, so thieves still try the worker and
  * ask. A thief's request writes 0, as does the end of a worker's outermost stack task. */
-enum { WS__FRAMES_CLOSED = 1 };
+#ifndef WS_FRAMES_CLOSED_VALUE /* a model sets it to 0 (tests/model_frames_wake.c) */
+#define WS_FRAMES_CLOSED_VALUE 1
+#endif
+enum { WS__FRAMES_CLOSED = WS_FRAMES_CLOSED_VALUE };
 
 bool ws__split_wanted(void);
 

@@ -60,3 +60,9 @@ ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass SCENARIO=2,WEAKE
 if(TEST model_frames) # minutes on a loaded machine (scenario 1: 5,195 executions)
   set_tests_properties(model_frames PROPERTIES TIMEOUT 1800)
 endif()
+
+# No thief sleeps while a worker's stack-task frames stay private with nobody asking: the real
+# frames.c, deque, idle.c and worker search, a thief parking and an owner spawning; fails when
+# a failed steal does not ask for the frames (tests/model_frames_wake.c, which says what the
+# bounds leave out).
+ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass WITHOUT=1:fail)

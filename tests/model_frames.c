@@ -55,18 +55,7 @@
 #endif
 #define WS_FRAMES_PER_SEGMENT 4
 
-/* The header's portable spellings, as under ThreadSanitizer: the checker runs no inline
- * assembly. */
-#define __SANITIZE_THREAD__ 1
-#undef __BYTE_ORDER__
-
-#include "../src/deque.c"
-/* The header's inline fast paths of the stack tasks are the model's; its inline ws_spawn and
- * ws_sync are not (frames.c calls the library's, mirrored below). */
-#include "worksteal.h"
-#undef ws_spawn
-#undef ws_sync
-#include "../src/frames.c"
+#include "model_frames_sources.h"
 
 #include "model_platform.h"
 
@@ -96,39 +85,7 @@ void ws__typed_run(ws_pool *p, ws_fn fn, void *arg, const char *what)
     fn(arg);
 }
 
-/* ---- join.c's ws_spawn and ws_sync on a worker, mirrored ---------------------------------- */
-
-void ws_spawn(ws_task *task, ws_fn fn, void *arg)
-{
-    ws__worker *w = ws__tls_worker;
-    ws__task *t = (ws__task *)task;
-    ws__task_init(t, fn, arg);
-    if (ws__wdeque_fits(&w->deque)) {
-        ws__wdeque_push_fitting(&w->deque, t);
-        return;
-    }
-    /* push_rare */
-    ws__frames_flush(w);
-    bool published;
-    int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
-    assert(before >= 0);
-    ws__wdeque_set_depth_cap(&w->deque, before + 1);
-}
-
-void ws_sync(ws_task *task)
-{
-    ws__worker *w = ws__tls_worker;
-    ws__task *t = (ws__task *)task;
-    ws__task *p = ws__wdeque_pop(&w->deque);
-    if (p != NULL) {
-        assert(p == t); /* the deque's items are in spawn order */
-        t->fn(t->arg);
-        return;
-    }
-    /* acquire: pairs with the thief's release of DONE: the leaf's result in the frame. */
-    while (ws_load_acquire(&t->state) != WS_TASK_DONE)
-        ;
-}
+#include "model_join_mirror.h"
 
 /* ---- the tasks ---------------------------------------------------------------------------- */
 
