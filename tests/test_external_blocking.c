@@ -177,9 +177,9 @@ static void part_rounds(block_run *r, unsigned rounds, unsigned compute, int bas
 
     /* Idle: spares and workers must all park. */
     ext_sleep_ms(100); /* let the spin and yield phases end */
-    double cpu0 = ext_process_cpu_s(), t0 = ext_now();
+    double cpu0 = ext_process_cpu_s(), t0 = sched_now();
     ext_sleep_ms(1000);
-    double cpu = ext_process_cpu_s() - cpu0, wall = ext_now() - t0;
+    double cpu = ext_process_cpu_s() - cpu0, wall = sched_now() - t0;
     printf("idle: %.3f s of CPU over %.3f s after the rounds (bound 0.5 s)\n", cpu, wall);
     ASSERT(cpu < 0.5);
 }

@@ -26,13 +26,6 @@
  * every wait below is for something that must happen eventually. */
 #define EXT_HANG_SECONDS test_hang_seconds(120.0)
 
-static inline double ext_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static inline void ext_sleep_us(unsigned us)
 {
     struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000L};
@@ -50,14 +43,14 @@ static inline void ext_sleep_ms(unsigned ms)
  * EXT_HANG_SECONDS, naming what it waited for. */
 static inline void ext_wait_at_least(atomic_ullong *v, unsigned long long want, const char *what)
 {
-    double start = ext_now();
+    double start = sched_now();
     for (unsigned i = 0; atomic_load(v) < want; i++) {
         if (i < 100) {
             sched_yield();
             continue;
         }
         ext_sleep_us(100);
-        if (ext_now() - start > EXT_HANG_SECONDS)
+        if (sched_now() - start > EXT_HANG_SECONDS)
             WS_TEST_FAIL("hang: waited %.0f s for %s (%llu of %llu)", EXT_HANG_SECONDS, what,
                          (unsigned long long)atomic_load(v), want);
     }

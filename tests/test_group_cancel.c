@@ -493,9 +493,9 @@ enum { LIMIT_MS = 30 };
 
 static void check_timeout(ws_group *g)
 {
-    double t0 = ext_now();
+    double t0 = sched_now();
     ASSERT_EQ(ws_group_timed_wait(g, (uint64_t)LIMIT_MS * 1000000u), ETIMEDOUT);
-    double waited = ext_now() - t0;
+    double waited = sched_now() - t0;
     if (waited < LIMIT_MS * 1e-3)
         WS_TEST_FAIL("timed wait returned after %.6f s, before its %d ms limit", waited, LIMIT_MS);
     if (waited > ABSURDLY_LATE_S)
@@ -584,9 +584,9 @@ static void owed_batch(ws_pool *on, ws_group *g, owed_ctx *c)
 /* ws_group_try_wait, polled with nobody waiting, turns 0 (a hang is a failure). */
 static void poll_until_done(ws_group *g)
 {
-    double start = ext_now();
+    double start = sched_now();
     while (ws_group_try_wait(g) == EBUSY) {
-        if (ext_now() - start > EXT_HANG_SECONDS)
+        if (sched_now() - start > EXT_HANG_SECONDS)
             WS_TEST_FAIL("hang: try_wait still EBUSY after %.0f s", EXT_HANG_SECONDS);
         sched_yield();
     }

@@ -687,21 +687,14 @@ static bool spread_done(unsigned workers, int self)
     return true;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Spawns batches of leaves, all private when spawned, until every other worker ran a few. */
 WS_STACK_TASK_1(long, spread_root, unsigned, workers)
 {
     int self = ws_worker_id();
-    double deadline = seconds_now() + 120; /* a guard against a hang, not a measure of speed */
+    double deadline = sched_now() + test_hang_seconds(120.0);
     long batches = 0;
     for (; !spread_done(workers, self); batches++) {
-        if (batches % 1024 == 0 && seconds_now() > deadline)
+        if (batches % 1024 == 0 && sched_now() > deadline)
             WS_TEST_FAIL("spread: after %ld batches, another worker ran fewer than %d of them",
                          batches, SPREAD_WANT);
         ASSERT_EQ(WS_CALL(wide, SPREAD_BATCH), SPREAD_BATCH);

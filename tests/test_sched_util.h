@@ -89,6 +89,14 @@ static inline ws_pool *sched_pool(unsigned workers)
 
 /* ---- time and threads -------------------------------------------------------------------- */
 
+/* Seconds on the monotonic clock, for hang guards (never a speed bound in a test). */
+static inline double sched_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static inline void sched_sleep_ms(unsigned ms)
 {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
