@@ -6,7 +6,9 @@
  * under sanitizers): they go onto that worker's own deque, which grows to hold them; then it
  * waits for them. The deque used to keep every array it had grown through (about 17 MiB for
  * 3,000,000 jobs) until the pool was destroyed, for the default pool until exit. Checked: every
- * job ran once; the deque held more than 16x its first array during the burst; and once its
+ * job ran once; the deque held more than 16x its first array during the burst (the jobs wait
+ * until the burst is submitted, so each thief holds one of them at most and cannot drain the
+ * deque as it fills, however slowly the submitter runs); and once its
  * worker has gone to sleep, it holds its first array only (the big one swapped out before the
  * sleep and freed, and no retired array left). The process's resident memory is printed, not
  * checked: malloc need not return freed memory to the system.
@@ -15,21 +17,27 @@
 #include "test.h"
 #include "test_sched_util.h"
 
+#include <sched.h>
 #include <stdio.h>
 
 typedef struct burst_run {
     ws_group group;
     uint64_t n;
     atomic_ullong ran;
-    ws__worker *worker;   /* the worker that submitted the burst */
-    size_t start_bytes;   /* its deque's arrays before the burst */
-    size_t peak_bytes;    /* ... after the submissions */
-    uint64_t parks_after; /* its park count when the job returned */
+    atomic_bool submitted; /* set once the burst is on the deque: the jobs wait for it */
+    ws__worker *worker;    /* the worker that submitted the burst */
+    size_t start_bytes;    /* its deque's arrays before the burst */
+    size_t peak_bytes;     /* ... after the submissions */
+    uint64_t parks_after;  /* its park count when the job returned */
 } burst_run;
 
 static void job_fn(void *arg)
 {
-    atomic_fetch_add_explicit(&((burst_run *)arg)->ran, 1, memory_order_relaxed);
+    burst_run *r = arg;
+    /* acquire: pairs with the release store in burst_fn. */
+    while (!atomic_load_explicit(&r->submitted, memory_order_acquire))
+        sched_yield();
+    atomic_fetch_add_explicit(&r->ran, 1, memory_order_relaxed);
 }
 
 static void burst_fn(void *arg)
@@ -42,6 +50,7 @@ static void burst_fn(void *arg)
     for (uint64_t i = 0; i < r->n; i++)
         ASSERT_OK(ws_group_submit(&r->group, job_fn, r, 0)); /* onto this worker's deque */
     r->peak_bytes = ws__sdeque_bytes(&w->deque);
+    atomic_store_explicit(&r->submitted, true, memory_order_release); /* pairs with job_fn */
     ws_group_wait(&r->group);
     /* relaxed: the worker's own counter. */
     r->parks_after = ws_load_relaxed(&w->counters.parks);
