@@ -577,8 +577,9 @@ WS_API void ws__frames_mismatch(const char *name);
 WS_API void ws__frames_spawn_slow_saving(void);
 
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
-/* Ends the spawn of the frame written at h == w->head: one comparison, then the new head. */
-static inline __attribute__((always_inline)) void ws__frames_push(struct ws__frames *w, char *h)
+/* Ends the spawn of the frame written at h == w->head: one comparison, then the new head, stored
+ * for the library and returned for the task's own copy (the slow path may change it). */
+static inline __attribute__((always_inline)) char *ws__frames_push(struct ws__frames *w, char *h)
 {
 #if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
     __asm__ goto("cmpq %1, %0\n\tjae %l[slow]" : : "r"(h), "m"(w->end_fast) : "cc" : slow);
@@ -587,8 +588,9 @@ static inline __attribute__((always_inline)) void ws__frames_push(struct ws__fra
                          0))
         goto slow;
 #endif
-    w->head = h + WS__FRAME_SIZE;
-    return;
+    h += WS__FRAME_SIZE;
+    w->head = h;
+    return h;
 slow:
 #if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
     /* Steps over the red zone; the vector registers are the C function's to change. */
@@ -609,27 +611,31 @@ slow:
 #else
     ws__frames_spawn_slow(w);
 #endif
+    return w->head;
 }
 
-/* The newest frame, popped, if it is still private (not handed to the deque); else NULL. */
-static inline __attribute__((always_inline)) void *ws__frames_pop(struct ws__frames *w)
+/* The newest frame below the task's head *hp, popped (head moved down, in *hp and in memory), if
+ * it is still private (not handed to the deque); else NULL. */
+static inline __attribute__((always_inline)) void *ws__frames_pop(struct ws__frames *w, char **hp)
 {
-    char *h = w->head - WS__FRAME_SIZE;
+    char *h = *hp - WS__FRAME_SIZE;
     if (__builtin_expect(h < w->split, 0))
         return NULL;
+    *hp = h;
     w->head = h;
     ws__fast_count(&w->fast_syncs);
     return h;
 }
 #else
-static inline void ws__frames_push(struct ws__frames *w, char *h)
+static inline char *ws__frames_push(struct ws__frames *w, char *h)
 {
     (void)h;
     ws__frames_spawn_slow(w);
+    return w->head;
 }
-static inline void *ws__frames_pop(struct ws__frames *w)
+static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
 {
-    (void)w;
+    (void)w, (void)hp;
     return NULL;
 }
 #endif
@@ -684,10 +690,14 @@ static inline void *ws__frames_pop(struct ws__frames *w)
  * fields and the stores into them; ARGS: the frame's arguments, each after a comma; PASS: the
  * parameters' names, each after a comma; KIND: WS__SRESULT_ or WS__VOID_ (what the run does with
  * the call, how the fast sync returns it, what the slow sync and name_run return); RESULT: the
- * frame's result field, if any. The hidden worker comes first in name's parameters (a register
- * of its own in every call), last in the inline helpers (so that WS_SPAWN needs no comma rule). */
+ * frame's result field, if any. Two hidden parameters come first in name's parameters (a
+ * register each in every call), last in the inline helpers (so that WS_SPAWN needs no comma
+ * rule): the worker's task stack, and its head, which the body keeps in a local of its own (a
+ * register, where memory would put a store and a load on every fork's path) and stores for the
+ * library at each spawn and sync; it reloads it only after a slow path, the one place that can
+ * move it. A call leaves head where it found it (frames.c: a sync leaves a segment at once). */
 #define WS__STACK_DECLS(R, name, PARAMS, LPARAMS, FIELDS, STORE, ARGS, PASS, KIND, RESULT) \
-    static R name(struct ws__frames *ws_w_ WS__UNUSED PARAMS);                             \
+    static R name(struct ws__frames *ws_w_ WS__UNUSED, char *ws_h_ WS__UNUSED PARAMS);     \
     typedef struct name##_sframe_ {                                                        \
         ws__frame_fn run;                                                                  \
         union {                                                                            \
@@ -705,27 +715,28 @@ static inline void *ws__frames_pop(struct ws__frames *w)
     {                                                                                      \
         name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                   \
         (void)ws_f_; /* a task without arguments or result does not read it */             \
-        KIND##KEEP(name(ws_w_ ARGS));                                                      \
+        KIND##KEEP(name(ws_w_, ws_w_->head ARGS));                                         \
     }                                                                                      \
-    static inline void name##_spawn_(LPARAMS struct ws__frames *ws_w_)                     \
+    static inline void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)      \
     {                                                                                      \
-        name##_sframe_ *ws_f_ = (name##_sframe_ *)(void *)ws_w_->head;                     \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)(void *)*ws_hp_;                         \
         ws_f_->run = name##_frun_;                                                         \
-        STORE ws__frames_push(ws_w_, (char *)ws_f_);                                       \
+        STORE *ws_hp_ = ws__frames_push(ws_w_, (char *)ws_f_);                             \
     }                                                                                      \
-    static inline R name##_sync_(struct ws__frames *ws_w_)                                 \
+    static inline R name##_sync_(struct ws__frames *ws_w_, char **ws_hp_)                  \
     {                                                                                      \
-        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws__frames_pop(ws_w_);                   \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws__frames_pop(ws_w_, ws_hp_);           \
         if (WS__EXPECT_TRUE(ws_f_ != NULL)) {                                              \
             WS__FRAME_CHECK(ws_f_, name##_frun_, #name);                                   \
-            KIND##TAKEN(name(ws_w_ ARGS));                                                 \
+            KIND##TAKEN(name(ws_w_, *ws_hp_ ARGS));                                        \
         }                                                                                  \
         ws_f_ = (name##_sframe_ *)ws__frames_sync_slow(ws_w_, name##_frun_, #name);        \
+        *ws_hp_ = ws_w_->head;                                                             \
         KIND##RETURN;                                                                      \
     }                                                                                      \
-    static inline R name##_call_(LPARAMS struct ws__frames *ws_w_)                         \
+    static inline R name##_call_(LPARAMS struct ws__frames *ws_w_, char *ws_h_)            \
     {                                                                                      \
-        KIND##TAKEN(name(ws_w_ PASS));                                                     \
+        KIND##TAKEN(name(ws_w_, ws_h_ PASS));                                              \
     }                                                                                      \
     static inline R name##_run(ws_pool *ws_pool_ PARAMS)                                   \
     {                                                                                      \
@@ -734,7 +745,7 @@ static inline void *ws__frames_pop(struct ws__frames *w)
         STORE ws__frames_run(ws_pool_, name##_frun_, ws_f_, #name "_run");                 \
         KIND##RETURN;                                                                      \
     }                                                                                      \
-    static R name(struct ws__frames *ws_w_ WS__UNUSED PARAMS)
+    static R name(struct ws__frames *ws_w_ WS__UNUSED, char *ws_h_ WS__UNUSED PARAMS)
 
 /* A stack task of n >= 1 arguments, their pairs in ...; RESULT: the result's field, if any. */
 #define WS__STACK_N(n, R, name, KIND, RESULT, ...)                                               \
@@ -772,9 +783,11 @@ static inline void *ws__frames_pop(struct ws__frames *w)
 #define WS__CAT(a, b)      WS__CAT_(a, b)
 #define WS__FIRST_(x, ...) x
 #define WS__AFTER_(x, ...) __VA_ARGS__
-#define WS_SPAWN(...)      WS__CAT(WS__FIRST_(__VA_ARGS__, ~), _spawn_)(WS__AFTER_(__VA_ARGS__, ) ws_w_)
-#define WS_CALL(...)       WS__CAT(WS__FIRST_(__VA_ARGS__, ~), _call_)(WS__AFTER_(__VA_ARGS__, ) ws_w_)
-#define WS_SYNC(name)      name##_sync_(ws_w_)
+#define WS_SPAWN(...) \
+    WS__CAT(WS__FIRST_(__VA_ARGS__, ~), _spawn_)(WS__AFTER_(__VA_ARGS__, ) ws_w_, &ws_h_)
+#define WS_CALL(...) \
+    WS__CAT(WS__FIRST_(__VA_ARGS__, ~), _call_)(WS__AFTER_(__VA_ARGS__, ) ws_w_, ws_h_)
+#define WS_SYNC(name) name##_sync_(ws_w_, &ws_h_)
 
 /* ---- loops ------------------------------------------------------------------------------ */
 

@@ -27,10 +27,12 @@
  *   - when profiling or tracing, or in the mutex-deque build: every frame at its spawn, so that
  *     ws_spawn and ws_sync instrument stack tasks as they do spawns.
  * A segment holds SEGMENT_FRAMES frames and one more, where a spawn that finds the segment full
- * writes its frame; the slow spawn then hands the segment's private frames over, and moves that
- * frame to the bottom of a new segment. A sync that finds head at the bottom of a segment goes
- * back to the older one. A recursion deeper than the heap's memory aborts with a message; any
- * other depth works, and the deque's own cap (65,535 items) only makes a handed-over frame run
+ * writes its frame; the slow spawn then hands the segment's private frames over, moves that
+ * frame to the bottom of a new segment and hands it over too. Its sync is therefore slow, and
+ * goes back to the older segment at once, so that head is where it was before the spawn: a
+ * task keeps head in a local of its own (worksteal.h), and a call must return with the worker's
+ * head equal to its caller's copy. A recursion deeper than the heap's memory aborts with a message;
+ * any other depth works, and the deque's own cap (65,535 items) only makes a handed-over frame run
  * at once (as a ws_spawn that cannot push does).
  *
  * Requests follow the deque's rule ("Requests" in deque.c): every write of `end_fast` after
@@ -202,8 +204,9 @@ static void segment_enter(ws__task_stack *s)
     n->prev_head = h;
     memcpy(n->frames, pending, FRAME);
     s->seg = n;
-    s->f.head = n->frames;
+    s->f.head = n->frames + FRAME;
     s->f.split = n->frames;
+    hand_over(s, 1);
 }
 
 /* Owner only: head is at the bottom of a segment that has an older one: back to that one. */
@@ -240,7 +243,8 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
     uint64_t seen = ws_load_relaxed(&s->f.end_fast);
     if (s->f.head == s->seg->end)
         segment_enter(s);
-    s->f.head += FRAME;
+    else
+        s->f.head += FRAME;
     if (instrumented(w)) {
         hand_over(s, private_frames(s)); /* the fast path stays closed */
         return;
@@ -334,13 +338,19 @@ static bool in_segment(const ws__segment *g, const char *p)
     return (uintptr_t)p >= (uintptr_t)g->frames && (uintptr_t)p <= (uintptr_t)g->end;
 }
 
+/* Owner only: goes back from the bottoms of segments entered since the running stack task began
+ * (the sync of a segment's bottom frame is slow: segment_enter hands it over). */
+static void frames_settle(ws__task_stack *s)
+{
+    while (s->f.head != s->floor && s->seg->prev != NULL && s->f.head == s->seg->frames)
+        segment_leave(s);
+}
+
 void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *name)
 {
     ws__task_stack *s = stack_of(pf);
     if (s->seg == NULL || s->f.head == s->floor)
         sync_violation(name, "no unsynced WS_SPAWN in this task");
-    if (s->f.head == s->seg->frames && s->seg->prev != NULL)
-        segment_leave(s);
     char *h = s->f.head - FRAME;
     if (in_segment(s->seg, s->floor) && (uintptr_t)h < (uintptr_t)s->floor)
         sync_violation(name, "no unsynced WS_SPAWN in this task");
@@ -351,22 +361,15 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
         s->f.head = h;
         ws_counter_add(&s->f.fast_syncs, 1); /* relaxed: a statistic with one writer */
         run(pf, frame);
-        return frame;
+    } else {
+        /* Handed over: head stays above the frame until its task is done (a thief may run it
+         * in place, and this worker may run others while it waits). */
+        ws_sync(record_of(s, h));
+        s->f.head = h;
+        s->f.split = h;
     }
-    /* Handed over: head stays above the frame until its task is done (a thief may run it in
-     * place, and this worker may run others while it waits). */
-    ws_sync(record_of(s, h));
-    s->f.head = h;
-    s->f.split = h;
+    frames_settle(s); /* the frame stays valid: a segment left is kept as the spare */
     return frame;
-}
-
-/* Owner only: before checking that a stack task left head at its floor, goes back from the
- * bottoms of segments entered since (a fast sync does not leave a segment). */
-static void frames_settle(ws__task_stack *s)
-{
-    while (s->f.head != s->floor && s->seg->prev != NULL && s->f.head == s->seg->frames)
-        segment_leave(s);
 }
 
 /* Runs a stack task's frame on worker w: the task began here, from elsewhere (a steal, a take

@@ -77,7 +77,7 @@ ws_add_test(test_sched_typed_arity_no_inline TIMEOUT 180 LABELS sched ARGS arity
 # Stack tasks (WS_STACK_TASK_n, src/frames.c): arities, name_run from everywhere, exactly-once
 # trees on more workers than cores, chains deeper than many segments, the rest of the API inside
 # a stack task, statistics, profiling, tracing, and the contract violations' one line and abort.
-foreach(c arity nested deep mix order)
+foreach(c arity nested deep boundary mix order)
   foreach(p 1 2 4)
     ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched
                 ARGS ${c} ${p})
@@ -98,7 +98,7 @@ endforeach()
 add_executable(test_sched_stack_no_inline test_sched_stack.c)
 target_link_libraries(test_sched_stack_no_inline PRIVATE ws_internal)
 target_compile_definitions(test_sched_stack_no_inline PRIVATE WS_NO_INLINE_JOIN)
-foreach(c arity stress deep mix order spread)
+foreach(c arity stress deep boundary mix order spread)
   ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS ${c} 2)
 endforeach()
 ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS stats 1)

@@ -14,6 +14,9 @@
  *            calls per stack) with one, then two, WS_SPAWN held open per level, far past a
  *            segment of WS_FRAMES_PER_SEGMENT frames and the deque's 65,535 items; and one task
  *            spawning 10,000 children before syncing them, their values checked newest first.
+ *   boundary a spawn, a call that spawns, and their syncs at every head around the ends of the
+ *            first two segments: a call that crossed into a new segment returns with head back
+ *            where its caller keeps it.
  *   mix      inside a stack task with private frames outstanding: ws_spawn/ws_sync interleaved
  *            with WS_SPAWN/WS_SYNC, ws_join, ws_parallel_for, a group and a future, each running
  *            stack tasks of its own; every result exact.
@@ -490,6 +493,46 @@ WS_STACK_TASK_1(long, wide, long, n)
     for (long i = n - 1; i >= 0; i--)
         expect_leaf(WS_SYNC(leaf), i, "wide");
     return n;
+}
+
+/* One spawn and its sync in a task of its own: called where head is at a segment's end, it
+ * enters a new segment and leaves it again before it returns. */
+WS_STACK_TASK_1(long, one_spawn, long, k)
+{
+    WS_SPAWN(leaf, k);
+    return WS_SYNC(leaf);
+}
+
+/* pad leaves spawned, then, at that head: a call that spawns, a spawn, another such call, a
+ * spawn; everything synced newest first. */
+WS_STACK_TASK_1(long, at_boundary, long, pad)
+{
+    for (long i = 0; i < pad; i++)
+        WS_SPAWN(leaf, i);
+    expect_leaf(WS_CALL(one_spawn, pad), pad, "at_boundary");
+    WS_SPAWN(leaf, pad + 1);
+    expect_leaf(WS_CALL(one_spawn, pad + 2), pad + 2, "at_boundary");
+    WS_SPAWN(leaf, pad + 3);
+    expect_leaf(WS_SYNC(leaf), pad + 3, "at_boundary");
+    expect_leaf(WS_SYNC(leaf), pad + 1, "at_boundary");
+    for (long i = pad - 1; i >= 0; i--)
+        expect_leaf(WS_SYNC(leaf), i, "at_boundary");
+    return pad;
+}
+
+static void case_boundary(unsigned workers)
+{
+    ws_pool *pool = sched_pool(workers);
+    /* Every head from a few frames below the first segment's end (WS_FRAMES_PER_SEGMENT: 2048)
+     * to a few above it, and the same at the second one's: each call, spawn and sync of
+     * `at_boundary` meets the boundary in one of the runs. */
+    for (long base = 2048; base <= 2 * 2048; base += 2048)
+        for (long pad = base - 8; pad <= base + 8; pad++)
+            ASSERT_EQ(at_boundary_run(pool, pad), pad);
+    ws_pool_destroy(pool);
+    printf("boundary on %u workers: spawns, calls and syncs at every head around two segments' "
+           "ends\n",
+           workers);
 }
 
 static void case_deep(unsigned workers)
@@ -1058,10 +1101,10 @@ typedef struct test_case {
 } test_case;
 
 static const test_case CASES[] = {
-    {"arity", case_arity},   {"nested", case_nested},   {"stress", case_stress},
-    {"deep", case_deep},     {"mix", case_mix},         {"order", case_order},
-    {"stats", case_stats},   {"profile", case_profile}, {"trace", case_trace},
-    {"spread", case_spread},
+    {"arity", case_arity},   {"nested", case_nested},     {"stress", case_stress},
+    {"deep", case_deep},     {"mix", case_mix},           {"order", case_order},
+    {"stats", case_stats},   {"profile", case_profile},   {"trace", case_trace},
+    {"spread", case_spread}, {"boundary", case_boundary},
 };
 
 int main(int argc, char **argv)
