@@ -30,13 +30,14 @@ got[lone_p50_vs_mutex]=$(ratio "$(value lone worksteal 1 p50_us)" "$(value lone 
 got[lone_p99_vs_mutex]=$(ratio "$(value lone worksteal 1 p99_us)" "$(value lone mutex 1 p99_us)")
 if command -v valgrind >/dev/null 2>&1; then
     # join-instructions.sh prints a table: the row of the executable, its "join", "spawn/sync",
-    # "typed" and "stack" columns.
+    # "typed", "stack" and "stack (Lace)" columns.
     row=$(sh "$here/join-instructions.sh" -T "$build/bench/bench_join" |
         awk -v exe="$build/bench/bench_join" '$1 == exe')
     got[join_instructions]=$(echo "$row" | awk '{ print $2 }')
     got[spawn_sync_instructions]=$(echo "$row" | awk '{ print $3 }')
     got[typed_instructions]=$(echo "$row" | awk '{ print $6 }')
     got[stack_instructions]=$(echo "$row" | awk '{ print $7 }')
+    got[stack_lace_instructions]=$(echo "$row" | awk '{ print $8 }')
 else
     echo "bench-check: valgrind not found, instructions per join not checked"
 fi

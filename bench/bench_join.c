@@ -104,6 +104,17 @@ WS_STACK_TASK_1(long, fib_stack, int, n)
     long x = WS_CALL(fib_stack, n - 1);
     return x + WS_SYNC(fib_stack);
 }
+
+/* The stack fib as Lace's benchmark and Cilk's example write it: spawn fib(n-1), call fib(n-2),
+ * an int result. gcc makes different code of the two (docs/scheduler.md, "Cost of a fork"). */
+WS_STACK_TASK_1(int, fib_stack_lace, int, n)
+{
+    if (n < 2)
+        return n;
+    WS_SPAWN(fib_stack_lace, n - 1);
+    int k = WS_CALL(fib_stack_lace, n - 2);
+    return WS_SYNC(fib_stack_lace) + k;
+}
 #define HAVE_STACK 1
 #else
 #define HAVE_STACK 0
@@ -111,6 +122,10 @@ static long fib_stack_run(ws_pool *pool, int n)
 {
     (void)pool, (void)n;
     return -1;
+}
+static long fib_stack_lace_run(ws_pool *pool, int n)
+{
+    return fib_stack_run(pool, n);
 }
 #endif
 
@@ -129,6 +144,7 @@ __attribute__((noinline)) void root_spawn(fib_call *c);
 __attribute__((noinline)) void root_plain(fib_call *c);
 __attribute__((noinline)) void root_typed(fib_call *c);
 __attribute__((noinline)) void root_stack(fib_call *c);
+__attribute__((noinline)) void root_stack_lace(fib_call *c);
 
 __attribute__((noinline)) void root_stack(fib_call *c)
 {
@@ -138,6 +154,16 @@ __attribute__((noinline)) void root_stack(fib_call *c)
 static void run_root_stack(void *p)
 {
     root_stack(p);
+}
+
+__attribute__((noinline)) void root_stack_lace(fib_call *c)
+{
+    c->r = fib_stack_lace_run(bench_pool, c->n);
+}
+
+static void run_root_stack_lace(void *p)
+{
+    root_stack_lace(p);
 }
 
 __attribute__((noinline)) void root_typed(fib_call *c)
@@ -224,30 +250,32 @@ int main(int argc, char **argv)
     bench_pool = pool;
     if (callgrind)
         reps = 1;
-    /* The six versions, interleaved run by run: ws_join, spawn/sync, the typed layer, the stack
-     * tasks, the serial recursion with the same calls, the plain -O2 fib. */
-    enum { WS, SPAWN, TYPED, STACK, SERIAL, PLAIN, VERSIONS };
+    /* The seven versions, interleaved run by run: ws_join, spawn/sync, the typed layer, the stack
+     * tasks (as the others' fib, and as Lace's), the serial recursion with the same calls, the
+     * plain -O2 fib. */
+    enum { WS, SPAWN, TYPED, STACK, STACK_LACE, SERIAL, PLAIN, VERSIONS };
     double *t[VERSIONS];
     for (int v = 0; v < VERSIONS; v++)
         if ((t[v] = calloc((size_t)reps, sizeof(double))) == NULL)
             return 1;
     long result = 0;
     for (int i = 0; i < reps; i++) {
-        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
+        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
         static void (*const run[VERSIONS])(void *) = {run_root_ws, run_root_spawn, run_root_typed,
-                                                      run_root_stack};
+                                                      run_root_stack, run_root_stack_lace};
         for (int v = 0; v < VERSIONS; v++) {
             double t0 = now_s();
             if (v == SERIAL)
                 root_serial(&c[v]);
             else if (v == PLAIN)
                 root_plain(&c[v]);
-            else if ((v != TYPED || HAVE_TYPED) && (v != STACK || HAVE_STACK))
+            else if ((v != TYPED || HAVE_TYPED) && ((v != STACK && v != STACK_LACE) || HAVE_STACK))
                 err |= ws_pool_run(pool, run[v], &c[v]);
             t[v][i] = now_s() - t0;
         }
-        bool typed_ok = (!HAVE_TYPED || c[TYPED].r == c[SERIAL].r) &&
-                        (!HAVE_STACK || c[STACK].r == c[SERIAL].r);
+        bool typed_ok =
+            (!HAVE_TYPED || c[TYPED].r == c[SERIAL].r) &&
+            (!HAVE_STACK || (c[STACK].r == c[SERIAL].r && c[STACK_LACE].r == c[SERIAL].r));
         if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r || !typed_ok ||
             c[PLAIN].r != c[SERIAL].r) {
             fprintf(stderr, "bench_join: wrong answer or error\n");
@@ -269,8 +297,10 @@ int main(int argc, char **argv)
     printf("  spawn/sync recursion %8.2f ms\n", med[SPAWN] * 1e3);
     if (HAVE_TYPED)
         printf("  typed (WS_TASK_1)    %8.2f ms\n", med[TYPED] * 1e3);
-    if (HAVE_STACK)
+    if (HAVE_STACK) {
         printf("  stack task           %8.2f ms\n", med[STACK] * 1e3);
+        printf("  stack, Lace's fib    %8.2f ms\n", med[STACK_LACE] * 1e3);
+    }
     printf("  plain recursion      %8.2f ms   (the same calls)\n", med[SERIAL] * 1e3);
     printf("  plain fib at -O2     %8.2f ms\n", med[PLAIN] * 1e3);
     printf("  cost of a join       %8.2f ns   (over the same calls)\n",
@@ -279,8 +309,11 @@ int main(int argc, char **argv)
     if (HAVE_TYPED)
         printf("  cost of a typed fork %8.2f ns   (over the plain -O2 fib)\n",
                (med[TYPED] - med[PLAIN]) * 1e9 / joins);
-    if (HAVE_STACK)
+    if (HAVE_STACK) {
         printf("  cost of a stack fork %8.2f ns   (over the plain -O2 fib)\n",
                (med[STACK] - med[PLAIN]) * 1e9 / joins);
+        printf("  cost of a Lace fork  %8.2f ns   (the stack fork in Lace's fib)\n",
+               (med[STACK_LACE] - med[PLAIN]) * 1e9 / joins);
+    }
     return 0;
 }

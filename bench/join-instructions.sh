@@ -10,6 +10,8 @@
 #                against the plain fib, which computes the same thing the same way
 #   stack        (root_stack - root_plain) / joins: the stack tasks (WS_STACK_TASK_1: the frame
 #                on the worker's task stack, the worker a hidden parameter), the same way
+#   stack (Lace) (root_stack_lace - root_plain) / joins: the stack tasks in fib as Lace's
+#                benchmark writes it (spawn fib(n-1), call fib(n-2), an int result)
 # joins = fib(n + 1) - 1. Each executable given is measured (e.g. the static and the shared
 # build, or an older build for a before/after comparison; a root it lacks prints "-").
 # Beside the counts, ns per fork at one worker from a timed run of the same executable
@@ -39,8 +41,9 @@ ns() { # exe label: the figure of bench_join's "cost of a LABEL" line, or "-"
 }
 echo "fib($n): $joins forks; instructions per fork (callgrind, 1 worker)"
 [ $timed = 0 ] || echo "and ns per fork, 1 worker (bench_join 30 5, wall-clock)"
-printf '%-32s %6s %11s %13s %19s %7s %7s' executable join spawn/sync "join (issue)" "spawn/sync (issue)" typed stack
-[ $timed = 0 ] && echo || printf ' %8s %8s %8s %8s\n' "ns join" "ns s/s" "ns typed" "ns stack"
+printf '%-32s %6s %11s %13s %19s %7s %7s %13s' executable join spawn/sync "join (issue)" \
+    "spawn/sync (issue)" typed stack "stack (Lace)"
+[ $timed = 0 ] && echo || printf ' %8s %8s %8s %8s %8s\n' "ns join" "ns s/s" "ns typed" "ns stack" "ns Lace"
 for exe in $exes; do
     ws=$(count "$exe" root_ws)
     serial=$(count "$exe" root_serial)
@@ -48,13 +51,15 @@ for exe in $exes; do
     plain=$(count "$exe" root_plain)
     typed=$(count "$exe" root_typed)
     stack=$(count "$exe" root_stack)
-    awk -v e="$exe" -v ws="$ws" -v sp="$spawn" -v s="$serial" -v p="$plain" -v ty="$typed" -v st="$stack" -v j="$joins" '
+    lace=$(count "$exe" root_stack_lace)
+    awk -v e="$exe" -v ws="$ws" -v sp="$spawn" -v s="$serial" -v p="$plain" -v ty="$typed" -v st="$stack" -v la="$lace" -v j="$joins" '
         function per(x, base) { return (x > 0 && base > 0) ? sprintf("%.1f", (x - base) / j) : "-" }
-        BEGIN { printf "%-32s %6s %11s %13s %19s %7s %7s", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p), per(ty, p), per(st, p) }'
+        BEGIN { printf "%-32s %6s %11s %13s %19s %7s %7s %13s", e, per(ws, s), per(sp, s), per(ws, p), per(sp, p), per(ty, p), per(st, p), per(la, p) }'
     if [ $timed = 0 ]; then
         echo
         continue
     fi
     times=$("$exe" 30 5 2>&1 || true)
-    printf ' %8s %8s %8s %8s\n' "$(ns "$exe" join)" "$(ns "$exe" spawn/sync)" "$(ns "$exe" "typed fork")" "$(ns "$exe" "stack fork")"
+    printf ' %8s %8s %8s %8s %8s\n' "$(ns "$exe" join)" "$(ns "$exe" spawn/sync)" "$(ns "$exe" "typed fork")" \
+        "$(ns "$exe" "stack fork")" "$(ns "$exe" "Lace fork")"
 done

@@ -672,9 +672,15 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
 #if defined(__GNUC__)
 #define WS__EXPECT_TRUE(x) __builtin_expect(!!(x), 1)
 #define WS__UNUSED         __attribute__((unused)) /* a body need not use the hidden worker */
+/* A stack task's spawn, sync and call helpers are always inlined. The sync's matters: inlined
+ * before gcc's early passes, it leaves a plain call of the task where gcc turns a sync in tail
+ * position into a loop, as it does Lace's; otherwise gcc inlines the task into itself several
+ * levels deep, which made Lace's fib 1.1 to 1.2 times as long (docs/scheduler.md). */
+#define WS__HELPER static inline __attribute__((always_inline))
 #else
 #define WS__EXPECT_TRUE(x) (x)
 #define WS__UNUSED
+#define WS__HELPER static inline
 #endif
 
 #define WS__SPARAM_(T, a)       T a,
@@ -717,13 +723,13 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
         (void)ws_f_; /* a task without arguments or result does not read it */             \
         KIND##KEEP(name(ws_w_, ws_w_->head ARGS));                                         \
     }                                                                                      \
-    static inline void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)      \
+    WS__HELPER void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)         \
     {                                                                                      \
         name##_sframe_ *ws_f_ = (name##_sframe_ *)(void *)*ws_hp_;                         \
         ws_f_->run = name##_frun_;                                                         \
         STORE *ws_hp_ = ws__frames_push(ws_w_, (char *)ws_f_);                             \
     }                                                                                      \
-    static inline R name##_sync_(struct ws__frames *ws_w_, char **ws_hp_)                  \
+    WS__HELPER R name##_sync_(struct ws__frames *ws_w_, char **ws_hp_)                     \
     {                                                                                      \
         name##_sframe_ *ws_f_ = (name##_sframe_ *)ws__frames_pop(ws_w_, ws_hp_);           \
         if (WS__EXPECT_TRUE(ws_f_ != NULL)) {                                              \
@@ -734,7 +740,7 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
         *ws_hp_ = ws_w_->head;                                                             \
         KIND##RETURN;                                                                      \
     }                                                                                      \
-    static inline R name##_call_(LPARAMS struct ws__frames *ws_w_, char *ws_h_)            \
+    WS__HELPER R name##_call_(LPARAMS struct ws__frames *ws_w_, char *ws_h_)               \
     {                                                                                      \
         KIND##TAKEN(name(ws_w_, ws_h_ PASS));                                              \
     }                                                                                      \
