@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # bench/lace/compare.sh: worksteal's stack tasks beside Lace on Lace's own benchmark programs,
-# fib (benchmarks/fib/fib-lace.c) and knapsack (benchmarks/knapsack/knapsack-lace.c), each run
-# as it is and as ported to WS_STACK_TASK_n (bench/lace/fib.c, bench/lace/knapsack.c: the same
-# algorithm, inputs and output lines).
+# fib, knapsack and queens (benchmarks/NAME/NAME-lace.c), each run as it is and as ported to
+# WS_STACK_TASK_n (bench/lace/NAME.c: the same algorithm, inputs and output lines). Lace's dfs is
+# left out: its leaves' results are unused, and gcc drops their work in Lace's build (its time
+# does not change with the grain), so it would measure the compiler, not the scheduler.
 #
-#   bash bench/lace/compare.sh [--build DIR] [--scratch DIR] [--fib N] [--items N] LACE_SRC_DIR [ROUNDS]
+#   bash bench/lace/compare.sh [--build DIR] [--scratch DIR] [--programs LIST] [--fib N]
+#                              [--items N] [--queens N] LACE_SRC_DIR [ROUNDS]
 #
 #   LACE_SRC_DIR  a Lace source tree (made for 1.4.2: git archive of its repository, untouched)
 #   ROUNDS        rounds of runs (default 5); a cell's time is the median over the rounds
@@ -13,6 +15,8 @@
 #   --scratch DIR where Lace is copied and built (default: a new directory under /tmp)
 #   --fib N       fib's argument (default 42: 0.5 to 2 s a run on the project's 2-core machine)
 #   --items N     knapsack items (default 28)
+#   --queens N    queens' board size (default 13)
+#   --programs L  a comma-separated subset of fib,knapsack,queens (default: all)
 #
 # Lace is built with its own CMake in Release (its library with its flags, -O3 -march=native;
 # its benchmarks with -O3 -flto). The ports are compiled the way Lace compiles its benchmarks
@@ -26,7 +30,8 @@
 #
 # In each round every cell (program, workers) runs Lace, then worksteal; 1-worker runs are pinned
 # to CPU 0 with taskset, 2-worker runs are not pinned. The time is each program's own "Time:"
-# line (the root's run, not the start-up). Each pair's answers must agree, or the script fails.
+# line (the root's run, not the start-up). Each pair's other output lines (the answer) must
+# agree, or the script fails.
 # Not part of CI or `make test`: it needs a Lace source tree.
 set -euo pipefail
 
@@ -36,6 +41,8 @@ build=$repo/build
 scratch=
 fib_n=42
 items=28
+queens_n=13
+programs=fib,knapsack,queens
 usage() {
     sed -n 's/^#   bash/usage: bash/p' "$0" >&2
     exit 2
@@ -46,6 +53,8 @@ while [ $# -gt 0 ]; do
     --scratch) scratch=$2; shift 2 ;;
     --fib) fib_n=$2; shift 2 ;;
     --items) items=$2; shift 2 ;;
+    --queens) queens_n=$2; shift 2 ;;
+    --programs) programs=$2; shift 2 ;;
     -h | --help) usage ;;
     -*) echo "compare.sh: unknown option $1" >&2; usage ;;
     *) break ;;
@@ -54,7 +63,13 @@ done
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then usage; fi
 lace_src=$(cd "$1" 2>/dev/null && pwd) || { echo "compare.sh: $1 is not a directory" >&2; exit 2; }
 rounds=${2:-5}
-for f in src/lace.h benchmarks/fib/fib-lace.c benchmarks/knapsack/knapsack-lace.c; do
+programs=${programs//,/ }
+for p in $programs; do
+    case $p in
+    fib | knapsack | queens) ;;
+    *) echo "compare.sh: unknown program $p" >&2; usage ;;
+    esac
+    f=benchmarks/$p/$p-lace.c
     [ -f "$lace_src/$f" ] || { echo "compare.sh: $lace_src has no $f: not a Lace tree" >&2; exit 2; }
 done
 command -v taskset >/dev/null || { echo "compare.sh: taskset (util-linux) is needed" >&2; exit 2; }
@@ -76,7 +91,8 @@ fi
 cmake -S "$scratch/lace-src" -B "$scratch/lace-build" -DCMAKE_BUILD_TYPE=Release \
     -DLACE_BUILD_TESTS=OFF >"$scratch/lace-build.log" 2>&1 ||
     { cat "$scratch/lace-build.log" >&2; exit 1; }
-cmake --build "$scratch/lace-build" -j "$jobs" --target fib-lace knapsack-lace \
+# shellcheck disable=SC2046 # one target per program
+cmake --build "$scratch/lace-build" -j "$jobs" --target $(printf '%s-lace ' $programs) \
     >>"$scratch/lace-build.log" 2>&1 || { cat "$scratch/lace-build.log" >&2; exit 1; }
 lace_bin=$scratch/lace-build/benchmarks
 
@@ -93,7 +109,7 @@ libs="-pthread"
 if nm "$build/libworksteal.a" 2>/dev/null | grep ' U hwloc_' >/dev/null; then
     libs="$libs -lhwloc"
 fi
-for p in fib knapsack; do
+for p in $programs; do
     # shellcheck disable=SC2086 # $libs is a list of flags
     ${CC:-cc} -std=c11 -O3 -DNDEBUG -flto -DWS_STATIC_LINK -I"$repo/include" "$here/$p.c" \
         "$build/libworksteal.a" $libs -o "$scratch/$p-ws"
@@ -116,22 +132,36 @@ run() {
         text=$(taskset -c "$pin" "$@")
     fi
     echo "$text" | sed -n 's/^Time: *//p' >>"$out.times"
-    echo "$text" | head -n 1 >>"$out.answers"
+    echo "$text" | grep -v '^Time:' | paste -sd '|' >>"$out.answers"
 }
 
-cells="fib:1 fib:2 knapsack:1 knapsack:2"
+# args PROGRAM: its operands; title PROGRAM: its name in the table.
+args() {
+    case $1 in
+    fib) echo "$fib_n" ;;
+    knapsack) echo "$knap_in" ;;
+    queens) echo "$queens_n" ;;
+    esac
+}
+title() {
+    case $1 in
+    fib) echo "fib($fib_n)" ;;
+    knapsack) echo "knapsack($items)" ;;
+    queens) echo "queens($queens_n)" ;;
+    esac
+}
+
+cells=$(for p in $programs; do printf '%s:1 %s:2 ' "$p" "$p"; done)
 rm -f "$scratch"/*.times "$scratch"/*.answers
-echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; fib($fib_n), knapsack of $items items"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg); $rounds rounds; $(for p in $programs; do printf '%s ' "$(title "$p")"; done)"
 for r in $(seq 1 "$rounds"); do
     printf '  round %d of %d ...\r' "$r" "$rounds" >&2
     for cell in $cells; do
         prog=${cell%:*} w=${cell#*:}
         pin=-
         [ "$w" = 1 ] && pin=0
-        arg=$fib_n
-        [ "$prog" = knapsack ] && arg=$knap_in
-        run "$scratch/$prog-$w-lace" "$pin" "$lace_bin/$prog-lace" -w "$w" "$arg"
-        run "$scratch/$prog-$w-ws" "$pin" "$scratch/$prog-ws" -w "$w" "$arg"
+        run "$scratch/$prog-$w-lace" "$pin" "$lace_bin/$prog-lace" -w "$w" "$(args "$prog")"
+        run "$scratch/$prog-$w-ws" "$pin" "$scratch/$prog-ws" -w "$w" "$(args "$prog")"
     done
 done
 printf '%30s\r' '' >&2
@@ -142,15 +172,13 @@ range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f
 
 status=0
 echo
-printf '%-14s %7s  %-24s %-24s %s\n' program workers "Lace median (range), s" "worksteal median (range)" "worksteal/Lace"
+printf '%-18s %7s  %-24s %-24s %s\n' program workers "Lace median (range), s" "worksteal median (range)" "worksteal/Lace"
 for cell in $cells; do
     prog=${cell%:*} w=${cell#*:}
     lace=$scratch/$prog-$w-lace ws=$scratch/$prog-$w-ws
-    name=$prog
-    [ "$prog" = fib ] && name="fib($fib_n)"
-    [ "$prog" = knapsack ] && name="knapsack($items)"
+    name=$(title "$prog")
     lm=$(median "$lace.times") wm=$(median "$ws.times")
-    printf '%-14s %7s  %-24s %-24s %.2f\n' "$name" "$w" "$lm ($(range "$lace.times"))" \
+    printf '%-18s %7s  %-24s %-24s %.2f\n' "$name" "$w" "$lm ($(range "$lace.times"))" \
         "$wm ($(range "$ws.times"))" "$(awk -v a="$wm" -v b="$lm" 'BEGIN { print a / b }')"
     # Every run of both programs must have given the one same answer.
     if [ "$(sort -u "$lace.answers" "$ws.answers" | wc -l)" != 1 ]; then
@@ -159,5 +187,5 @@ for cell in $cells; do
         status=1
     fi
 done
-echo "answers: $(head -n 1 "$scratch/fib-1-ws.answers"), $(head -n 1 "$scratch/knapsack-1-ws.answers")"
+for p in $programs; do echo "$(title "$p"): $(head -n 1 "$scratch/$p-1-ws.answers")"; done
 exit $status

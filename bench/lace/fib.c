@@ -31,7 +31,7 @@ WS_STACK_TASK_1(int, pfib, int, n)
 int main(int argc, char **argv)
 {
     ws_pool *pool;
-    const char *arg = lace_port_start(argc, argv, "N", &pool);
+    const char *arg = lace_port_start(argc, argv, "N", &pool, NULL);
     if (arg == NULL)
         return 1;
     int n = atoi(arg);

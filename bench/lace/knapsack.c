@@ -72,7 +72,7 @@ WS_STACK_TASK_4(int, knapsack, struct item *, e, int, c, int, n, int, v)
 int main(int argc, char **argv)
 {
     ws_pool *pool;
-    const char *file = lace_port_start(argc, argv, "filename", &pool);
+    const char *file = lace_port_start(argc, argv, "filename", &pool, NULL);
     if (file == NULL)
         return 1;
     struct item items[MAX_ITEMS];
