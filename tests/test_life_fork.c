@@ -6,7 +6,7 @@
  *     ENOTRECOVERABLE, and ws_pool_destroy frees it without waiting for threads it does not have.
  *   - A fork while other threads create and use the default pool and submit work does not leave
  *     the child with a library lock held (the child's default pool works). Under
- *     AddressSanitizer those threads pause at each fork (see PAUSE_FOR_FORK).
+ *     AddressSanitizer and ThreadSanitizer those threads pause at each fork (see PAUSE_FOR_FORK).
  *   - The parent's pools go on working after each fork.
  * Each child's output is checked by the parent; a hang is killed by the child's alarm.
  */
@@ -70,11 +70,15 @@ static void fork_and_check(ws_pool *inherited, const char *what)
 
 static atomic_int stop_busy;
 
-/* AddressSanitizer's runtime (gcc 12) does not make its own allocator safe across fork(): a
- * child forked while another thread is inside malloc can hang there, in the sanitizer, before
- * the library runs at all. In that build the busy threads pause around each fork, and the pools'
- * workers go idle (parked, outside malloc); the library's own fork handling is the same. */
-#if defined(__SANITIZE_ADDRESS__)
+/* The sanitizers' runtimes (gcc 12) do not make their own allocators safe across fork(): a
+ * child forked while another thread holds one of their locks hangs on it, in the sanitizer.
+ * Under AddressSanitizer the child hung inside malloc before the library ran at all; under
+ * ThreadSanitizer (1 run in 40) the child's first new worker spun in the runtime's thread start
+ * (ProcCreate) on its internal allocator's lock (internal_allocator_cache_mu), which it does not
+ * take around a fork. In those builds the busy threads pause around each fork, and the pools'
+ * workers go idle (parked, outside the allocator); the library's own fork handling is the
+ * same, and the normal build forks while they run. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 enum { PAUSE_FOR_FORK = 1 };
 #else
 enum { PAUSE_FOR_FORK = 0 };
