@@ -393,8 +393,7 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
     s->floor = s->f.head;
     s->fresh = true;
     ws__frames_close(worker_of(s));
-    run(frames_of(s), frame);
-    frames_settle(s);
+    run(frames_of(s), frame); /* its last slow sync left any segment it entered */
     if (s->f.head != s->floor)
         ws__contract_violation("a stack task", "returned with a WS_SPAWN unsynced");
     s->floor = floor;

@@ -2,7 +2,8 @@
 # bench/lace/check-ports.sh BUILD_DIR: the ports of Lace's programs (bench/lace/fib.c,
 # knapsack.c, queens.c), as built in BUILD_DIR/bench, at small sizes on 1, 2 and 4 workers: each
 # answer against one computed here (fib by iteration, the knapsack by the dynamic program over
-# capacities, the queens by a backtracking search row by row). ctest runs it (bench_lace_ports), so the ports stay correct without Lace.
+# capacities, the queens by a backtracking search row by row). ctest runs it (bench_lace_ports),
+# so the ports stay correct without Lace.
 set -eu
 bin=${1:?usage: check-ports.sh BUILD_DIR}/bench
 here=$(cd "$(dirname "$0")" && pwd)
