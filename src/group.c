@@ -286,8 +286,7 @@ static bool linger(ws_pool *pool, ws__group *g)
     /* relaxed: a hint, as in settle. */
     if (ws_load_relaxed(&g->waiters) != 0 || ws__idle_contended(pool))
         return false;
-    uint64_t last_look = ws__now_ns();
-    uint64_t end = last_look + BATCH_LINGER_NS;
+    uint64_t end = ws__now_ns() + BATCH_LINGER_NS;
     do {
         for (int i = 0; i < 64; i++)
             ws__cpu_relax();
@@ -296,7 +295,7 @@ static bool linger(ws_pool *pool, ws__group *g)
             return false;
         if (ws__injector_maybe_nonempty(&pool->injector))
             return true;
-    } while (!ws__idle_lost_cpu(pool, &last_look) && last_look < end);
+    } while (!ws__idle_contended(pool) && ws__now_ns() < end);
     return false;
 }
 

@@ -105,10 +105,9 @@ enum {
 };
 
 /* Contention (see ws__idle_contended): how often the machine's runnable threads are counted,
- * and the time between two looks of a spinning worker past which it is taken to have lost its
- * CPU meanwhile (a look and its pauses take a few microseconds). */
+ * and the top of the busy score (count_runnable). */
 #define PROBE_INTERVAL_NS 1000000u
-#define LOST_CPU_NS       100000u
+#define BUSY_COUNTS       3
 
 bool ws__backoff_step(ws__backoff *b)
 {
@@ -182,32 +181,42 @@ void ws__idle_wake_all(ws_pool *pool)
 /* Contention (internal.h says what counts as contended, docs/scheduler.md why)              */
 /* ---------------------------------------------------------------------------------------- */
 
+/* Counts the machine's runnable threads now (the caller took the due count): busy if as many
+ * outsiders are runnable as CPUs online. A busy count moves a score up, a quiet one down, within
+ * [0, BUSY_COUNTS]; the machine turns contended when the score reaches the top and uncontended
+ * when it reaches 0. One busy count is not contention: a thread of the kernel or of another
+ * program that runs for microseconds makes one (beside a submitter that spins on one of 2 CPUs,
+ * 8% of the counts here, and a contended spell costs each job of the next millisecond a
+ * wake-up); nor does one quiet count end it beside a busy neighbour. */
+static void count_runnable(ws_pool *pool)
+{
+    ws__idle *idle = &pool->idle;
+    /* The threads runnable on the machine (0 if unknown), less this pool's awake workers (the
+     * caller among them): the outsiders, the submitters of the pool's work included. */
+    unsigned runnable = ws__runnable_threads();
+    /* relaxed (all of this): a heuristic; a stale answer only changes how a worker waits. */
+    uint32_t awake = pool->nworkers + ws_load_relaxed(&pool->spares_running) -
+                     ws__idle_sleepers(ws_load_relaxed(&idle->state));
+    unsigned outsiders = runnable > awake ? runnable - awake : 0;
+    uint32_t score = ws_load_relaxed(&idle->busy_score);
+    if (outsiders >= ws__online_cpus())
+        score += score < BUSY_COUNTS;
+    else
+        score -= score > 0;
+    ws_store_relaxed(&idle->busy_score, score);
+    if (score == BUSY_COUNTS || score == 0)
+        ws_store_relaxed(&idle->contended, score != 0);
+}
+
 bool ws__idle_contended(ws_pool *pool)
 {
     ws__idle *idle = &pool->idle;
     uint64_t now = ws__now_ns();
-    /* relaxed: a heuristic; a stale answer only changes how a worker waits. */
+    /* relaxed: a heuristic, as in count_runnable. */
     uint64_t due = ws_load_relaxed(&idle->probe_due);
-    if (now >= due && ws_cas_relaxed(&idle->probe_due, &due, now + PROBE_INTERVAL_NS)) {
-        /* The threads runnable on the machine (0 if unknown), less this pool's awake workers
-         * (the caller among them): the outsiders, the submitters of the pool's work included. */
-        unsigned runnable = ws__runnable_threads();
-        uint32_t awake = pool->nworkers + ws_load_relaxed(&pool->spares_running) -
-                         ws__idle_sleepers(ws_load_relaxed(&idle->state)); /* relaxed: as above */
-        unsigned outsiders = runnable > awake ? runnable - awake : 0;
-        ws_store_relaxed(&idle->contended, outsiders >= ws__online_cpus()); /* relaxed: as above */
-    }
+    if (now >= due && ws_cas_relaxed(&idle->probe_due, &due, now + PROBE_INTERVAL_NS))
+        count_runnable(pool);
     return ws_load_relaxed(&idle->contended) != 0; /* relaxed: as above */
-}
-
-bool ws__idle_lost_cpu(ws_pool *pool, uint64_t *last_look)
-{
-    uint64_t now = ws__now_ns();
-    bool lost = now - *last_look > LOST_CPU_NS && !ws__test_runnable_forced();
-    *last_look = now;
-    if (lost)
-        ws_store_relaxed(&pool->idle.contended, 1); /* relaxed: a heuristic */
-    return lost;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -318,7 +327,6 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
     if (!may_spin(pool))
         b.round = SPIN_ROUNDS; /* straight to yielding */
     ws__idle_search_begin(&pool->idle.state);
-    uint64_t last_look = ws__now_ns();
     for (;;) {
         bool more = false;
         ws__task *t = look(w, &more, what);
@@ -338,8 +346,7 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
             leave_search_busy(pool);
             return NULL;
         }
-        if (b.round < SPIN_ROUNDS + YIELD_ROUNDS &&
-            (ws__idle_lost_cpu(pool, &last_look) || ws__idle_contended(pool)))
+        if (b.round < SPIN_ROUNDS + YIELD_ROUNDS && ws__idle_contended(pool))
             b.round = SPIN_ROUNDS + YIELD_ROUNDS; /* park now (ws__idle_contended) */
         /* Spinning, the worker keeps its owed group counts unless someone waits for them;
          * before it yields or sleeps it settles them. */
@@ -350,7 +357,6 @@ ws__task *ws__idle_find_work(ws__worker *w, ws__look_fn look, const char **what)
         if (t != NULL)
             return t;
         b.round = 0;
-        last_look = ws__now_ns(); /* the time asleep was not a lost CPU */
     }
     (void)ws__idle_search_end(&pool->idle.state); /* the pool exits: nothing to hand on */
     return NULL;

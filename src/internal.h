@@ -598,8 +598,10 @@ typedef struct ws__idle {
     /* Event counter sleepers wait on (a futex): bumped after every claim and at exit. */
     alignas(WS_CACHE_LINE) _Atomic uint32_t epoch;
     /* Whether the machine has a CPU free for a spinning worker (idle.c, "Contention"): the
-     * last answer, and when it is due to be asked again (monotonic ns). */
+     * last answer, the score of the counts behind it, and when the runnable threads are due
+     * to be counted again (monotonic ns). */
     alignas(WS_CACHE_LINE) _Atomic uint32_t contended;
+    _Atomic uint32_t busy_score;
     _Atomic uint64_t probe_due;
 } ws__idle;
 
@@ -607,17 +609,13 @@ typedef struct ws__idle {
  * one sleeper if nobody searches. Lock-free (one RMW, a futex wake at most). */
 void ws__idle_notify(ws_pool *pool);
 /* True if the machine has no CPU free for a worker that spins: as many threads runnable that
- * are not the pool's awake workers as CPUs online (counted at most once a millisecond per pool),
- * or a spinning worker of the pool lost its CPU since. A worker that spins then takes a CPU from a
+ * are not the pool's awake workers as CPUs online, in most of the last counts (counted at most
+ * once a millisecond per pool; idle.c, count_runnable). A worker that spins then takes a CPU from a
  * thread that needs it, and once the scheduler takes it back, the spinner waits out another
  * thread's time slice (a few milliseconds) with the work it spins for; a worker that parks is woken
  * through the futex, and the scheduler runs a thread it wakes promptly. Spinning waits (the idle
  * search, a lingering batch) park at once instead. */
 bool ws__idle_contended(ws_pool *pool);
-/* A spinning worker's check between two looks (*last_look: the time of the previous one, set to
- * now): true if more time passed than a look and its pauses take, that is, the worker lost its
- * CPU meanwhile; the pool then counts as contended until its next count of runnable threads. */
-bool ws__idle_lost_cpu(ws_pool *pool, uint64_t *last_look);
 /* Any thread that took work and saw more left (a cascade, not a publication): a glance at the
  * idle word without a barrier, and a wake-up only if one is wanted. The publisher of the work
  * already made sure that one worker would come (idle.c). */

@@ -476,11 +476,6 @@ void ws__test_force_runnable(unsigned n)
     ws_store_relaxed(&forced_runnable, n); /* relaxed: set before the pool under test runs */
 }
 
-bool ws__test_runnable_forced(void)
-{
-    return ws_load_relaxed(&forced_runnable) != 0; /* relaxed: as above */
-}
-
 unsigned ws__runnable_threads(void)
 {
     unsigned forced = ws_load_relaxed(&forced_runnable); /* relaxed: as above */

@@ -158,10 +158,8 @@ unsigned ws__runnable_threads(void);
 unsigned ws__runnable_threads_in(const char *text);
 /* The machine's online CPUs (ws__cpu_count), cached after the first call. */
 unsigned ws__online_cpus(void);
-/* Test hook: ws__runnable_threads returns n from now on (0: the machine's count again), and
- * while it does (forced), spinning workers do not judge the machine by their lost CPU time. */
+/* Test hook: ws__runnable_threads returns n from now on (0: the machine's count again). */
 void ws__test_force_runnable(unsigned n);
-_Bool ws__test_runnable_forced(void);
 
 /* ---- memory ---- */
 /* malloc/calloc/free, through one place so that tests can make allocations fail. */

@@ -3,15 +3,20 @@
  *
  *   parse       the runnable-thread count read from /proc/loadavg's text, and malformed texts
  *               (0: unknown, which never counts as contended).
- *   contended   the machine's count forced (a test hook) to more runnable threads than CPUs: a
- *               worker that runs out of work parks without spinning or yielding, after external
- *               jobs (no lingering batch) and fork-join work alike; every job still runs once.
+ *   contended   the machine's count forced (a test hook) to more runnable threads than CPUs,
+ *               and the pool left to count it a few times: a worker that runs out of work parks
+ *               without spinning or yielding, after external jobs (no lingering batch) and
+ *               fork-join work alike; every job still runs once.
  *               The same rounds with the count forced low spin, then yield 16 times, before
  *               they park. This program defines sched_yield() (the library's yields call it)
  *               and counts the workers' calls: the assertions are on counts, never on time.
  *
- * usage: test_sched_contention parse|contended
+ *   score       the verdict follows most of the last counts, not one: forced counts, busy or
+ *               not, each after more than a millisecond, and the pool's answer after each.
+ *
+ * usage: test_sched_contention parse|contended|score
  */
+#include "../src/internal.h" /* ws__idle_contended */
 #include "../src/platform.h"
 #include "test_sched_util.h"
 
@@ -75,12 +80,29 @@ static void wait_all_parked(ws_pool *pool, uint64_t before, unsigned workers)
                      (unsigned long long)before, (unsigned long long)parks(pool));
 }
 
+static void noop(void *arg)
+{
+    (void)arg;
+}
+
+/* A pool's verdict follows most of its last counts of the machine, made at most once a
+ * millisecond by an idle worker (idle.c, count_runnable): jobs 2 ms apart, until it has counted
+ * often enough to have one. */
+static void let_pool_count(ws_pool *pool)
+{
+    for (int i = 0; i < 8; i++) {
+        ASSERT_OK(ws_pool_run(pool, noop, NULL));
+        sched_sleep_ms(2);
+    }
+}
+
 /* The workers' yields in ROUNDS rounds with the machine's runnable count forced to runnable. */
 static uint64_t yields_in_rounds(unsigned runnable)
 {
     ws__test_force_runnable(runnable);
     const unsigned workers = 2;
     ws_pool *pool = sched_pool(workers);
+    let_pool_count(pool);
     wait_all_parked(pool, 0, workers);
     uint64_t yields = atomic_load(&worker_yields);
     ws_stats before;
@@ -123,6 +145,59 @@ static void case_contended(void)
                      (unsigned long long)quiet, ROUNDS);
 }
 
+/* The verdict of a pool whose worker is held in a job (so that only this thread counts), asked
+ * after the next count (more than a millisecond since the last) with the machine's count forced
+ * to runnable. */
+static bool verdict_after_count(ws_pool *pool, unsigned runnable)
+{
+    ws__test_force_runnable(runnable);
+    sched_sleep_ms(2);
+    return ws__idle_contended(pool);
+}
+
+static _Atomic int held; /* 1 while hold_worker runs, 2 once it may return */
+
+static void hold_worker(void *arg)
+{
+    (void)arg;
+    atomic_store(&held, 1);
+    while (atomic_load(&held) != 2)
+        sched_sleep_ms(1);
+}
+
+static void case_score(void)
+{
+    const unsigned busy = ws__online_cpus() + 3, quiet = 1; /* the held worker is awake */
+    ws_pool *pool = sched_pool(1);
+    ws_group g;
+    ws_group_init(&g, pool);
+    ASSERT_OK(ws_group_submit(&g, hold_worker, NULL, 0));
+    while (atomic_load(&held) != 1)
+        sched_sleep_ms(1);
+    (void)verdict_after_count(pool, quiet); /* whatever the worker counted before */
+    (void)verdict_after_count(pool, quiet);
+    ASSERT(!verdict_after_count(pool, quiet));
+    /* Busy counts that are not three in a row (net) do not make it contended... */
+    ASSERT(!verdict_after_count(pool, busy));
+    ASSERT(!verdict_after_count(pool, busy));
+    ASSERT(!verdict_after_count(pool, quiet));
+    ASSERT(!verdict_after_count(pool, busy));
+    /* ...the third does; */
+    ASSERT(verdict_after_count(pool, busy));
+    ASSERT(verdict_after_count(pool, busy));
+    /* quiet counts end it only once they outweigh the busy ones. */
+    ASSERT(verdict_after_count(pool, quiet));
+    ASSERT(verdict_after_count(pool, quiet));
+    ASSERT(verdict_after_count(pool, busy));
+    ASSERT(verdict_after_count(pool, quiet));
+    ASSERT(!verdict_after_count(pool, quiet));
+    ASSERT(!verdict_after_count(pool, busy));
+    ws__test_force_runnable(0);
+    atomic_store(&held, 2);
+    ASSERT_OK(ws_group_wait_status(&g));
+    ws_pool_destroy(pool);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "parse";
@@ -130,6 +205,8 @@ int main(int argc, char **argv)
         case_parse();
     else if (strcmp(c, "contended") == 0)
         case_contended();
+    else if (strcmp(c, "score") == 0)
+        case_score();
     else
         WS_TEST_FAIL("unknown case %s", c);
     printf("test_sched_contention %s: ok\n", c);
