@@ -30,13 +30,17 @@
  * 4. Batch: --jobs tiny group jobs submitted from the main thread and waited for, at 1 and 2
  *    workers, against the mutex pool (ws-bench's batch workload in small; see bench_batch). Run
  *    only when named in --sections.
- * 5. Lone jobs: --samples / 2 group jobs submitted one at a time from the main thread, 10 us
- *    apart, to a pool of 1 worker, and the same to the mutex pool (in alternating blocks of 250,
- *    so that whatever else runs on the machine falls on both alike, after an untimed block to
- *    each): the time from the submission
- *    to the job's start, p50 and p99. The worker has finished each job before the next comes,
- *    so this is what a job submitted alone waits; a batch that lingers for its group's next jobs
- *    must not hold it back (docs/external.md, "Lingering batches").
+ * 5. Lone jobs: --samples / 2 group jobs (at least 50) submitted one at a time from the main
+ *    thread, 10 us apart, to a pool of 1 worker; the same to the mutex pool, and to a bare
+ *    thread that only spins on the index of the last job posted (the machine's floor: what a
+ *    stall of its CPU adds). The three take turns in blocks of 50 jobs (half a millisecond), so
+ *    that a stall of the machine, often a millisecond or more on a virtual machine, falls on all
+ *    three alike rather than on whichever block it hits; after an untimed block to each. The
+ *    time from the submission to the job's start, p50, p90 and p99, over every job but each
+ *    block's first (its taker slept since its last block: section 2 measures that wake-up).
+ *    The worker has finished each job before the next comes, so this is what a job submitted
+ *    alone waits; a batch that lingers for its group's next jobs must not hold it back
+ *    (docs/external.md, "Lingering batches").
  * --quick: tiny sizes for CI (numbers meaningless). --csv FILE: one row per figure.
  * A run in which a job was lost or ran twice makes the program exit 1.
  */
@@ -980,93 +984,194 @@ static bool parse_ulong(const char *s, unsigned long *out)
 /* 5. Lone jobs                                                                              */
 /* ---------------------------------------------------------------------------------------- */
 
-enum { LONE_GAP_NS = 10000, LONE_BLOCK = 250 };
+enum { LONE_GAP_NS = 10000, LONE_BLOCK = 50 };
 
-/* Jobs [from, to) of the lone run, to the worksteal pool (wp) or the mutex pool (cp), one every
- * LONE_GAP_NS, each stamping its start in slots[i]; lat[i]: microseconds from its submission to
- * its start. */
-static void lone_block(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
-                       double *lat, size_t from, size_t to)
+/* The floor under the lone jobs: a thread that does nothing but spin on the index of the last
+ * job posted, and stamps each job's start as soon as it sees it, with no queue, no record and no
+ * sleep. It spins only through its own blocks and sleeps on a condition variable between them,
+ * so that it takes no CPU from the pools' blocks. What it waits is what the machine adds: a
+ * stall of its CPU (the host preempting the vCPU, an interrupt) delays it as it delays a pool's
+ * worker. */
+typedef struct lone_spinner {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    size_t from, to;       /* under lock: the block to stamp */
+    unsigned long blocks;  /* under lock: blocks given so far */
+    bool quit;             /* under lock */
+    _Atomic bool spinning; /* set once the thread spins for the block just given */
+    _Atomic size_t posted; /* the jobs posted so far (the last one's index + 1) */
+    wk_slot *slots;
+    pthread_t thread;
+} lone_spinner;
+
+static void *lone_spinner_main(void *arg)
 {
-    ws_group g;
-    if (wp != NULL)
-        ws_group_init(&g, wp);
-    for (size_t i = from; i < to; i++) {
-        spin_for_ns(LONE_GAP_NS);
-        slots[i].start = 0;
-        atomic_init(&slots[i].done, 0);
-        sent[i] = now_ns();
-        if (wp == NULL)
-            cq_submit(cp, &tasks[i], wk_stamp, &slots[i]);
-        else if (ws_group_submit(&g, wk_stamp, &slots[i], 0) != 0) {
-            fprintf(stderr, "ws_group_submit failed\n");
-            exit(2);
+    lone_spinner *s = arg;
+    unsigned long served = 0;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (s->blocks == served && !s->quit)
+            pthread_cond_wait(&s->cond, &s->lock);
+        if (s->quit)
+            break;
+        size_t from = s->from, to = s->to;
+        served = s->blocks;
+        pthread_mutex_unlock(&s->lock);
+        atomic_store(&s->spinning, true);
+        for (size_t i = from; i < to; i++) {
+            /* acquire: pairs with the poster's release; the slot's reset comes before. */
+            while (atomic_load_explicit(&s->posted, memory_order_acquire) <= i)
+                ;
+            wk_stamp(&s->slots[i]);
         }
+        pthread_mutex_lock(&s->lock);
     }
-    if (wp != NULL)
-        ws_group_wait(&g);
-    else
-        cq_pool_wait(cp);
-    for (size_t i = from; i < to; i++)
-        lat[i] = (double)(slots[i].start - sent[i]) * 1e-3;
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
 }
 
-/* n jobs to each pool, in blocks of LONE_BLOCK that alternate between them (each pool first in
- * every other pair), so that what else the machine does meanwhile falls on both alike; after one
- * untimed block to each, so that neither pays its threads' first run (a cold worker, on a
- * virtual machine a vCPU the host had put to sleep) inside the figures. */
-static void lone_run(ws_pool *wp, cq_pool *cp, cq_task *tasks, wk_slot *slots, uint64_t *sent,
-                     double *ws, double *cq, size_t n)
+static void lone_spinner_tell(lone_spinner *s, size_t from, size_t to, bool quit)
+{
+    pthread_mutex_lock(&s->lock);
+    s->from = from;
+    s->to = to;
+    s->blocks++;
+    s->quit = quit;
+    atomic_store(&s->posted, from); /* none of the block's jobs yet */
+    atomic_store(&s->spinning, false);
+    pthread_cond_signal(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* The lone run's three takers of jobs: the worksteal pool, the mutex pool, the bare spinner. */
+enum { LONE_WS, LONE_CQ, LONE_BARE, LONE_TAKERS };
+
+typedef struct lone_run {
+    ws_pool *wp;
+    cq_pool *cp;
+    lone_spinner *spinner;
+    cq_task *tasks;
+    wk_slot *slots;
+    uint64_t *sent;
+    double *lat[LONE_TAKERS];  /* per taker: microseconds from a job's submission to its start */
+    size_t count[LONE_TAKERS]; /* per taker: the waits in lat */
+} lone_run;
+
+/* Job i to taker who. */
+static void lone_post(lone_run *r, int who, ws_group *g, size_t i)
+{
+    if (who == LONE_CQ) {
+        cq_submit(r->cp, &r->tasks[i], wk_stamp, &r->slots[i]);
+    } else if (who == LONE_BARE) {
+        /* release: the slot's reset before the spinner's acquire load. */
+        atomic_store_explicit(&r->spinner->posted, i + 1, memory_order_release);
+    } else if (ws_group_submit(g, wk_stamp, &r->slots[i], 0) != 0) {
+        fprintf(stderr, "ws_group_submit failed\n");
+        exit(2);
+    }
+}
+
+/* Jobs [from, to) of the lone run to taker who, one every LONE_GAP_NS, each stamping its start
+ * in slots[i]; then, if timed, the waits of all but the first into lat[who]. The first job of a
+ * block finds its taker asleep since its previous block (section 2 measures that wake-up); each
+ * later one comes 10 us after the one before it has run. */
+static void lone_block(lone_run *r, int who, size_t from, size_t to, bool timed)
+{
+    ws_group g;
+    if (who == LONE_WS)
+        ws_group_init(&g, r->wp);
+    if (who == LONE_BARE) {
+        lone_spinner_tell(r->spinner, from, to, false);
+        while (!atomic_load(&r->spinner->spinning))
+            sched_yield();
+    }
+    for (size_t i = from; i < to; i++) {
+        spin_for_ns(LONE_GAP_NS);
+        r->slots[i].start = 0;
+        atomic_init(&r->slots[i].done, 0);
+        r->sent[i] = now_ns();
+        lone_post(r, who, &g, i);
+    }
+    if (who == LONE_WS)
+        ws_group_wait(&g);
+    else if (who == LONE_CQ)
+        cq_pool_wait(r->cp);
+    else
+        wk_wait(&r->slots[to - 1]); /* the spinner stamps in order */
+    for (size_t i = from + 1; timed && i < to; i++)
+        r->lat[who][r->count[who]++] = (double)(r->slots[i].start - r->sent[i]) * 1e-3;
+}
+
+/* n jobs to each taker, in blocks of LONE_BLOCK that rotate among them (each first in every
+ * third round), so that what else the machine does meanwhile falls on all alike; after one
+ * untimed block to each, so that none pays its thread's first run (a cold worker, on a virtual
+ * machine a vCPU the host had put to sleep) inside the figures. */
+static void lone_run_all(lone_run *r, size_t n)
 {
     size_t warm = LONE_BLOCK < n ? LONE_BLOCK : n;
-    lone_block(wp, NULL, tasks, slots, sent, ws, 0, warm);
-    lone_block(NULL, cp, tasks, slots, sent, cq, 0, warm);
+    for (int who = 0; who < LONE_TAKERS; who++)
+        lone_block(r, who, 0, warm, false);
     for (size_t from = 0; from < n; from += LONE_BLOCK) {
         size_t to = from + LONE_BLOCK < n ? from + LONE_BLOCK : n;
-        bool ws_first = (from / LONE_BLOCK) % 2 == 0;
-        if (ws_first)
-            lone_block(wp, NULL, tasks, slots, sent, ws, from, to);
-        lone_block(NULL, cp, tasks, slots, sent, cq, from, to);
-        if (!ws_first)
-            lone_block(wp, NULL, tasks, slots, sent, ws, from, to);
+        for (int k = 0; k < LONE_TAKERS; k++)
+            lone_block(r, (int)((from / LONE_BLOCK + (size_t)k) % LONE_TAKERS), from, to, true);
     }
 }
 
 static void bench_lone(const xb_opts *o)
 {
-    size_t n = o->samples / 2 > 0 ? o->samples / 2 : 1;
-    cq_task *tasks = calloc(n, sizeof *tasks);
-    wk_slot *slots = calloc(n, sizeof *slots);
-    uint64_t *sent = calloc(n, sizeof *sent);
-    double *ws = calloc(n, sizeof *ws), *cq = calloc(n, sizeof *cq);
-    if (tasks == NULL || slots == NULL || sent == NULL || ws == NULL || cq == NULL) {
+    size_t n = o->samples / 2 > LONE_BLOCK ? o->samples / 2 : LONE_BLOCK; /* a timed job or more */
+    lone_run r = {0};
+    lone_spinner *spinner = calloc(1, sizeof *spinner);
+    r.tasks = calloc(n, sizeof *r.tasks);
+    r.slots = calloc(n, sizeof *r.slots);
+    r.sent = calloc(n, sizeof *r.sent);
+    bool ok = spinner != NULL && r.tasks != NULL && r.slots != NULL && r.sent != NULL;
+    for (int who = 0; who < LONE_TAKERS; who++)
+        ok = ok && (r.lat[who] = calloc(n, sizeof *r.lat[who])) != NULL;
+    if (!ok) {
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
-    ws_pool *wp = make_ws_pool(1);
-    cq_pool *cp = make_cq_pool(1);
-    lone_run(wp, cp, tasks, slots, sent, ws, cq, n);
-    ws_pool_destroy(wp);
-    cq_pool_destroy(cp);
-    printf(
-        "5. Lone jobs: %zu group jobs, one every %u us from the main thread to a pool of 1 "
-        "worker,\n   in blocks of %u alternating with the mutex pool, from the submission to the "
-        "job's start (microseconds)\n\n",
-        n, LONE_GAP_NS / 1000u, (unsigned)LONE_BLOCK);
+    pthread_mutex_init(&spinner->lock, NULL);
+    pthread_cond_init(&spinner->cond, NULL);
+    spinner->slots = r.slots;
+    if (pthread_create(&spinner->thread, NULL, lone_spinner_main, spinner) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        exit(2);
+    }
+    r.spinner = spinner;
+    r.wp = make_ws_pool(1);
+    r.cp = make_cq_pool(1);
+    lone_run_all(&r, n);
+    lone_spinner_tell(spinner, 0, 0, true);
+    pthread_join(spinner->thread, NULL);
+    ws_pool_destroy(r.wp);
+    cq_pool_destroy(r.cp);
+    printf("5. Lone jobs: %zu group jobs, one every %u us from the main thread to a pool of 1 "
+           "worker,\n   in blocks of %u taking turns with the mutex pool and a bare spinning "
+           "thread (the\n   machine's floor), from the submission to the job's start "
+           "(microseconds)\n\n",
+           n, LONE_GAP_NS / 1000u, (unsigned)LONE_BLOCK);
     printf("   %-18s %9s %9s %9s %9s\n", "pool", "p50", "p90", "p99", "max");
-    double w50, w99, c50, c99;
-    latency_row("worksteal", ws, n, &w50, &w99);
-    latency_row("mutex queue", cq, n, &c50, &c99);
-    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/mutex", w50 / c50, "", w99 / c99);
-    csv_row("lone", "worksteal", 1, "p50_us", w50);
-    csv_row("lone", "worksteal", 1, "p99_us", w99);
-    csv_row("lone", "mutex", 1, "p50_us", c50);
-    csv_row("lone", "mutex", 1, "p99_us", c99);
-    free(tasks);
-    free(slots);
-    free(sent);
-    free(ws);
-    free(cq);
+    static const char *const names[LONE_TAKERS] = {"worksteal", "mutex queue", "bare spin"};
+    static const char *const csv_names[LONE_TAKERS] = {"worksteal", "mutex", "bare_spin"};
+    double p50[LONE_TAKERS], p99[LONE_TAKERS];
+    for (int who = 0; who < LONE_TAKERS; who++) {
+        latency_row(names[who], r.lat[who], r.count[who], &p50[who], &p99[who]);
+        csv_row("lone", csv_names[who], 1, "p50_us", p50[who]);
+        csv_row("lone", csv_names[who], 1, "p99_us", p99[who]);
+    }
+    printf("   %-18s %8.2fx %9s %8.2fx\n\n", "worksteal/mutex", p50[LONE_WS] / p50[LONE_CQ], "",
+           p99[LONE_WS] / p99[LONE_CQ]);
+    pthread_mutex_destroy(&spinner->lock);
+    pthread_cond_destroy(&spinner->cond);
+    free(spinner);
+    free(r.tasks);
+    free(r.slots);
+    free(r.sent);
+    for (int who = 0; who < LONE_TAKERS; who++)
+        free(r.lat[who]);
 }
 
 /* Is section `name` in the comma-separated list? NULL: every section but the batch, which
