@@ -184,10 +184,8 @@ void ws__idle_wake_all(ws_pool *pool)
 /* Counts the machine's runnable threads now (the caller took the due count): busy if as many
  * outsiders are runnable as CPUs online. A busy count moves a score up, a quiet one down, within
  * [0, BUSY_COUNTS]; the machine turns contended when the score reaches the top and uncontended
- * when it reaches 0. One busy count is not contention: a thread of the kernel or of another
- * program that runs for microseconds makes one (beside a submitter that spins on one of 2 CPUs,
- * 8% of the counts here, and a contended spell costs each job of the next millisecond a
- * wake-up); nor does one quiet count end it beside a busy neighbour. */
+ * when it reaches 0 (why one count is not the verdict: docs/scheduler.md, "A machine with no
+ * CPU to spare"). */
 static void count_runnable(ws_pool *pool)
 {
     ws__idle *idle = &pool->idle;
