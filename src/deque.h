@@ -380,6 +380,13 @@ static inline void *ws__sdeque_peek_private(ws_sdeque *q)
     return b >= q->guard ? ws_load_relaxed(&q->slot[(size_t)b & q->mask]) : NULL;
 }
 
+/* Owner only: takes back the newest item, which ws__sdeque_peek_private has just returned. */
+static inline void ws__sdeque_pop_private(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable. release: as in ws__sdeque_pop. */
+    WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, ws_load_relaxed(&q->bottom) - 1);
+}
+
 /* ---- the baseline: the same operations under one pthread mutex (deque_locked.c) ---- */
 
 typedef struct ws_locked_deque {

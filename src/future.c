@@ -242,25 +242,36 @@ static inline bool is_dead_future(ws__task *t)
 /* Worker w lets go of the slots of dead futures on top of its deque, private ones only (plain
  * pops). A get may claim a future below newer items and leave its slot; without this, gets in
  * oldest-first order would leave a slot per future until the worker loop got down to them,
- * and the deque would grow with the whole computation instead of its depth. */
+ * and the deque would grow with the whole computation instead of its depth. Only while w's
+ * hint dead_slots is set, so that gets in spawn/sync order never look. */
+static WS_NOINLINE void drop_dead_private_rare(ws__worker *w);
 static inline void drop_dead_private(ws__worker *w)
+{
+    if (WS_UNLIKELY(w->dead_slots))
+        drop_dead_private_rare(w);
+}
+
+static WS_NOINLINE void drop_dead_private_rare(ws__worker *w)
 {
     ws__task *t;
     while ((t = ws__wdeque_peek_private(&w->deque)) != NULL && is_dead_future(t)) {
-        ws__wdeque_pop(&w->deque);
+        ws__wdeque_pop_private(&w->deque);
         ws__count(w, pops, 1);
         unqueue(future_of(t));
     }
 }
 
-/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get. */
+/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get. An
+ * empty deque clears the hint. */
 static void drop_dead(ws__worker *w)
 {
     for (;;) {
         drop_dead_private(w);
         ws__task *t = ws__wdeque_pop(&w->deque);
-        if (t == NULL)
+        if (t == NULL) {
+            w->dead_slots = false;
             return;
+        }
         if (!is_dead_future(t)) {
             ws__wdeque_push_size(w, t); /* back where it was (it was just popped: no growth) */
             return;
@@ -277,7 +288,7 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
 {
     bool popped = ws__wdeque_peek_private(&w->deque) == &f->task;
     if (popped) {
-        ws__wdeque_pop(&w->deque);
+        ws__wdeque_pop_private(&w->deque);
         ws__count(w, pops, 1);
     }
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
@@ -285,7 +296,8 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
     if (ran)
         run_claimed(w, f, popped, "future");
     else if (popped)
-        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
+        unqueue(f);                  /* a rival claimed it first; the slot we took is consumed */
+    w->dead_slots |= ran && !popped; /* its slot stays where it was, maybe in w's deque */
     ws__floor_restore(w, floor);
     return ran;
 }
@@ -365,7 +377,7 @@ static inline bool get_newest(ws__worker *w, ws__future *f)
     if (ws__wdeque_peek_private(&w->deque) != &f->task || ws_load_relaxed(&w->profiling) != 0 ||
         w->pool->trace != NULL)
         return false;
-    ws__wdeque_pop(&w->deque);
+    ws__wdeque_pop_private(&w->deque);
     ws__count(w, pops, 1);
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
     bool ran = claim(w, f);
@@ -438,7 +450,10 @@ bool ws_future_cancel(ws_future *handle)
     ws__future *f = (ws__future *)(void *)handle;
     unsigned todo;
     bool cancelled = ws__future_cancel(&f->task.state, &todo);
-    follow_up(f, todo); /* the queue's slot goes when a worker reaches it (unqueue) */
+    ws__worker *w = ws__tls_worker;
+    if (w != NULL && w->pool == f->task.owner)
+        w->dead_slots |= cancelled; /* its slot may be in w's deque */
+    follow_up(f, todo);             /* the queue's slot goes when a worker reaches it (unqueue) */
     return cancelled;
 }
 

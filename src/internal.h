@@ -39,6 +39,7 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_steal                 ws_locked_deque_steal
 #define ws__wdeque_steal_above           ws__locked_deque_steal_above
 #define ws__wdeque_peek_private(q)       ((void)(q), (void *)NULL)
+#define ws__wdeque_pop_private(q)        ((void)ws_locked_deque_pop(q)) /* never: no peek */
 #define ws__wdeque_size                  ws_locked_deque_size
 #define ws__wdeque_growths(q)            ((q)->growths)
 #define ws__wdeque_set_depth_cap(q, cap) ((void)(q), (void)(cap))
@@ -61,6 +62,7 @@ typedef ws_sdeque ws__wdeque;
 #define ws__wdeque_steal         ws_sdeque_steal
 #define ws__wdeque_steal_above   ws__sdeque_steal_above
 #define ws__wdeque_peek_private  ws__sdeque_peek_private
+#define ws__wdeque_pop_private   ws__sdeque_pop_private
 #define ws__wdeque_size          ws_sdeque_size
 #define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
 #define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
@@ -432,6 +434,9 @@ typedef struct ws__worker {
     bool started; /* the thread was created (pool.c at creation, spare.c under spare_lock) */
     bool joined;  /* the thread was joined (pool.c, teardown only) */
     bool spare;   /* a spare worker for blocked tasks (spare.c) */
+    /* The deque may hold slots of futures that a get claimed where they sat, or that were
+     * cancelled (future.c): a get sweeps them off its top only while this hint is set. */
+    bool dead_slots;
     /* When the worker loop leaves: NULL for the P workers (at exit); a spare's retirement test
      * (spare.c), checked between tasks and whenever a search for work comes back empty. */
     bool (*should_leave)(ws__worker *w);
