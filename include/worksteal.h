@@ -153,6 +153,12 @@ struct ws__fast {
     uint64_t fast_joins;
     int64_t open_spawns;
     uint64_t fast_syncs;
+    /* The inline futures' fields (src/deque.h, WS__FUTURE_FIELDS). floor is atomic. */
+    int64_t floor;
+    void *futures;
+    const void *pool;
+    uint32_t runner;
+    uint32_t futures_room;
 };
 
 /* A fork child's task record (the leading fields of the library's ws__task). flags comes
@@ -165,6 +171,36 @@ struct ws__join_rec {
     uint32_t state; /* atomic: 0 (pending, waited) until a thief takes the task */
     void *rest[3];
 };
+
+/* A future's record (src/internal.h, ws__future): the task (its next link, rest[1], chains the
+ * free records of struct ws__fast's futures), fn, arg, result, error (atomic); then the deque's
+ * bottom just after the push that queued it if the inline get may take it back from there (else
+ * WS__NOT_INLINE), and the struct ws__fast of the worker on whose list of free records it may go
+ * (else NULL). */
+struct ws__future_rec {
+    struct ws__join_rec task;
+    void *(*fn)(void *);
+    void *arg;
+    void *result;
+    uint32_t error;
+    int64_t bottom;
+    struct ws__fast *home;
+};
+
+/* The rest of an inline get's finish that saw a waiter (old: the word before the finish). */
+WS_API void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old);
+/* fn threw out of an inline get: a contract violation (aborts). */
+WS_API void ws__future_escaped(void);
+
+/* The state word's values the inline futures test (src/future.c checks them): not started, in a
+ * queue, held (PENDING); finished, out of every queue, held, no waiter (HELD_DONE); freed. */
+#define WS__FUTURE_PENDING   0x010000B0u
+#define WS__FUTURE_HELD_DONE 0x01000032u
+#define WS__FUTURE_FREED     0x0F0E0000u
+#define WS__FUTURE_TAKEN     0x1u
+#define WS__FUTURE_DONE      0x2u
+#define WS__FUTURE_WAITER    0x4u
+#define WS__FUTURE_QUEUED    0x80u
 
 /* A spawned task's record (a ws_task), and the inline join's: the task, then the deque's bottom
  * just after the inline fork pushed it (one past its index; at least 1, since indices start at
@@ -928,6 +964,119 @@ WS_API void ws_future_fail(ws_future *f, int err);
  * or a get after the free, is a contract violation, caught (abort) while the record has not been
  * reused for another submission. */
 WS_API void ws_future_free(ws_future *f);
+
+/* ---- the inline fast path of the futures ----
+ * Internal, not part of the API: a future submitted on a worker and got by the same worker while
+ * it is still the newest item of its deque runs inline, as a spawn and its sync do, with the
+ * claim and the finish of its state word (src/future_state.h) as its only locked instructions;
+ * its record comes from, and goes back to, a list the worker keeps ready (struct ws__fast's
+ * futures). Every other case calls the library. WS_NO_INLINE_JOIN turns it off as well.
+ * docs/api.md, "Futures", has the argument. */
+#if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
+static inline void ws__future_unwind(struct ws__future_rec **guard)
+{
+    if (__builtin_expect(*guard != NULL, 0))
+        ws__future_escaped();
+}
+
+static inline __attribute__((always_inline, warn_unused_result)) int
+ws__future_submit_inline(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
+{
+    struct ws__fast *q = ws__tls_fast;
+    struct ws__future_rec *r = (struct ws__future_rec *)q->futures;
+    int64_t bottom = __atomic_load_n(&q->bottom, __ATOMIC_RELAXED);
+    if (__builtin_expect(out == NULL || fn == NULL || r == NULL ||
+                             (pool != NULL && (const void *)pool != q->pool) ||
+                             !ws__fast_room(q, bottom),
+                         0))
+        return (ws_future_submit)(out, pool, fn, arg);
+    /* relaxed: the list is the owner's. */
+    q->futures = __atomic_load_n(&r->task.rest[1], __ATOMIC_RELAXED);
+    q->futures_room++;
+    r->fn = fn;
+    r->arg = arg;
+    r->result = NULL;
+    /* relaxed: published by the store of bottom, as an inline spawn's record is. */
+    __atomic_store_n(&r->error, 0u, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->task.state, WS__FUTURE_PENDING, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->slot[(uint64_t)bottom & q->mask], (void *)r, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
+    r->bottom = bottom + 1;
+    *out = (ws_future *)(void *)r;
+    return 0;
+}
+
+static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_future *f)
+{
+    struct ws__future_rec *r = (struct ws__future_rec *)(void *)f;
+    struct ws__fast *q = ws__tls_fast;
+    if (__builtin_expect(r == NULL, 0))
+        return (ws_future_get)(f);
+    /* acquire: as the library's read of the word (future_state.h). */
+    uint32_t s = __atomic_load_n(&r->task.state, __ATOMIC_ACQUIRE);
+    int64_t end = r->bottom;
+    /* Pushed on this worker's deque (home), still the newest item there, private, and not
+     * started: as the inline sync's test (docs/deque.md, "The inline fast path"). */
+    if (__builtin_expect(s != WS__FUTURE_PENDING || r->home != q || !ws__fast_owns(q, end), 0))
+        return (ws_future_get)(f);
+    /* The floor goes up before the claim publishes it (src/internal.h, ws__floor_raise). */
+    int64_t floor = __atomic_load_n(&q->floor, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->floor, end - 1, __ATOMIC_RELAXED);
+    uint32_t runner = q->runner;
+    /* acq_rel: the claim of future_state.h (ws__future_claim); fails if a getter elsewhere
+     * claimed or cancelled it, or announced itself: the library then does it all. */
+    if (__builtin_expect(!__atomic_compare_exchange_n(&r->task.state, &s,
+                                                      s | WS__FUTURE_TAKEN | runner, 0,
+                                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED),
+                         0)) {
+        __atomic_store_n(&q->floor, floor, __ATOMIC_RELAXED); /* nothing published it */
+        return (ws_future_get)(f);
+    }
+    ws__fast_pop(q, end - 1);
+    void *result;
+    {
+        /* Disarmed on the normal path, where the compiler drops the cleanup call. */
+        struct ws__future_rec *guard __attribute__((cleanup(ws__future_unwind))) = r;
+        result = r->fn(r->arg);
+        guard = NULL;
+    }
+    r->result = result;
+    /* acq_rel: the finish of future_state.h (ws__future_finish). The bits cleared are set and
+     * DONE is not, so the addition cannot carry. */
+    uint32_t clear = WS__FUTURE_TAKEN | runner | WS__FUTURE_QUEUED;
+    uint32_t old = __atomic_fetch_add(&r->task.state, WS__FUTURE_DONE - clear, __ATOMIC_ACQ_REL);
+    if (__builtin_expect(old & WS__FUTURE_WAITER, 0))
+        ws__future_finish_rare(r, old);
+    /* release: as ws__floor_restore (src/internal.h). */
+    __atomic_store_n(&q->floor, floor, __ATOMIC_RELEASE);
+    return result;
+}
+
+static inline __attribute__((always_inline)) void ws__future_free_inline(ws_future *f)
+{
+    struct ws__future_rec *r = (struct ws__future_rec *)(void *)f;
+    struct ws__fast *q = ws__tls_fast;
+    /* acquire: as the library's read of the word: the runner's last accesses to the record
+     * come before its reuse. */
+    if (__builtin_expect(r != NULL &&
+                             __atomic_load_n(&r->task.state, __ATOMIC_ACQUIRE) ==
+                                 WS__FUTURE_HELD_DONE &&
+                             r->home == q && q->futures_room != 0,
+                         1)) {
+        /* relaxed: nobody else holds the record (finished, out of every queue). */
+        __atomic_store_n(&r->task.state, WS__FUTURE_FREED, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->task.rest[1], q->futures, __ATOMIC_RELAXED);
+        q->futures = r;
+        q->futures_room--;
+        return;
+    }
+    (ws_future_free)(f);
+}
+
+#define ws_future_submit(out, pool, fn, arg) ws__future_submit_inline((out), (pool), (fn), (arg))
+#define ws_future_get(f)                     ws__future_get_inline(f)
+#define ws_future_free(f)                    ws__future_free_inline(f)
+#endif /* the inline fast path of the futures */
 
 /* Brackets a blocking call (I/O, a lock, a sleep) inside a task: meanwhile the pool keeps P
  * workers running by waking or starting a spare. Outside a worker they do nothing. */

@@ -217,6 +217,24 @@ void ws__deque_check(const ws_deque *q);
 #define WS_SDEQUE_ASK_ALSO(p) ws_exchange_release((p), 0)
 #endif
 
+/* The worker's fields that the inline futures of worksteal.h read and write (future.c), kept
+ * in its deque beside the owner's fields of the inline fork-join so that they are part of the
+ * same struct ws__fast; the deque itself never uses them.
+ *   floor         the deque's bottom when the worker started the task it runs now that it took
+ *                 from elsewhere (a steal, a claim, an injector): the items at or above it are
+ *                 that task's own work, and a waiter leapfrogging this worker takes only those
+ *                 (wait.c). Written by the worker (release), read by leapfroggers (acquire).
+ *   futures       owner only: free future records, each ready for this worker's inline submit;
+ *   pool, runner  set before the worker's thread starts: its pool, and its id + 1 shifted to a
+ *                 future's runner bits;
+ *   futures_room  owner only: how many more records the inline free may keep on `futures`. */
+#define WS__FUTURE_FIELDS  \
+    _Atomic int64_t floor; \
+    void *futures;         \
+    const void *pool;      \
+    uint32_t runner;       \
+    uint32_t futures_room;
+
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by
      * thieves. guard is the owner's copy of top + avail; fast_base one more than a lower bound
@@ -244,6 +262,7 @@ typedef struct ws_sdeque {
      * spawns not synced yet, so that a task returning with one unsynced is caught (worker.c). */
     int64_t open_spawns;
     _Atomic uint64_t fast_syncs;
+    WS__FUTURE_FIELDS
     int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
     int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
@@ -399,6 +418,7 @@ typedef struct ws_locked_deque {
     _Atomic uint64_t fast_joins; /* as in ws_sdeque (the locked build has no inline join) */
     int64_t open_spawns;         /* as in ws_sdeque */
     _Atomic uint64_t fast_syncs; /* as in ws_sdeque (always 0 here) */
+    WS__FUTURE_FIELDS            /* as in ws_sdeque (the inline futures never run here) */
 } ws_locked_deque;
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);

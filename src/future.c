@@ -36,6 +36,12 @@ _Static_assert((int)WS_FUTURE_TAKEN == (int)WS_TASK_TAKEN &&
                    (int)WS_FUTURE_KIND == (int)(WS_KIND_FUTURE << WS_TASK_KIND_SHIFT) &&
                    (int)WS_FUTURE_RUNNER_SHIFT == (int)WS_TASK_THIEF_SHIFT,
                "future_state.h's bits must be the task state's");
+_Static_assert(WS__FUTURE_PENDING == (WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_QUEUED) &&
+                   WS__FUTURE_HELD_DONE == (WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_DONE) &&
+                   WS__FUTURE_FREED == WS_FUTURE_FREED && WS__FUTURE_TAKEN == WS_FUTURE_TAKEN &&
+                   WS__FUTURE_DONE == WS_FUTURE_DONE && WS__FUTURE_WAITER == WS_FUTURE_WAITER &&
+                   WS__FUTURE_QUEUED == WS_FUTURE_QUEUED,
+               "worksteal.h's inline futures must test future_state.h's values");
 
 /* task.flags of a future queued through the injector: it holds a pool reference until a worker
  * takes it from there. */
@@ -59,6 +65,16 @@ static uint32_t checked_state(const ws_future *handle, const char *function)
     return s;
 }
 
+/* Worker w keeps f, a free record whose home it is, for worksteal.h's inline submit, which
+ * writes only the fields that change from one future to the next: the task's function, argument,
+ * flags and pool stay as future_init set them. */
+static void keep_ready(ws__worker *w, ws__future *f)
+{
+    ws_store_relaxed(&f->task.next, (ws__task *)w->deque.futures); /* relaxed: w's own list */
+    w->deque.futures = f;
+    w->deque.futures_room--;
+}
+
 /* Nobody holds f any more: its record goes back to the recycler. */
 static inline void recycle(ws__future *f)
 {
@@ -66,7 +82,9 @@ static inline void recycle(ws__future *f)
     ws__worker *w = ws__tls_worker;
     /* relaxed: nobody else holds the record; the next owner's writes come after ours. */
     ws_store_relaxed(&f->task.state, WS_FUTURE_FREED);
-    if (w != NULL && w->pool == pool)
+    if (w != NULL && f->home == ws__worker_fast(w) && w->deque.futures_room != 0)
+        keep_ready(w, f);
+    else if (w != NULL && w->pool == pool)
         ws__record_free_local(w, (ws__job *)(void *)f);
     else
         ws__record_free(pool, w, (ws__job *)(void *)f);
@@ -155,14 +173,17 @@ static void take_queued(void *p)
 /* Submitting                                                                                */
 /* ---------------------------------------------------------------------------------------- */
 
-/* A new record for fn(arg) on pool, queued (flags: its task's), with the handle. */
+/* A new record for fn(arg) on pool, queued (flags: its task's), with the handle; home: the
+ * submitting worker's struct ws__fast (on a worker of pool), else NULL. */
 static inline void future_init(ws__future *f, ws_pool *pool, ws_future_fn fn, void *arg,
-                               uint32_t flags)
+                               uint32_t flags, struct ws__fast *home)
 {
     f->task.fn = take_queued;
     f->task.arg = f;
     f->task.flags = flags;
     f->task.owner = pool;
+    f->bottom = WS__NOT_INLINE;
+    f->home = home;
     f->fn = fn;
     f->arg = arg;
     f->result = NULL;
@@ -199,7 +220,7 @@ static WS_NOINLINE int submit_outside(ws__future **out, ws_pool *pool, ws_future
         ws__pool_release(pool, 1);
         return ENOMEM;
     }
-    future_init(f, pool, fn, arg, F_INJECTED);
+    future_init(f, pool, fn, arg, F_INJECTED, NULL);
     *out = f;
     ws__pool_inject(pool, &f->task);
     return 0;
@@ -217,11 +238,12 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
     ws__future *f = (ws__future *)(void *)ws__record_new_local(w);
     if (WS_UNLIKELY(f == NULL))
         return ENOMEM;
-    future_init(f, w->pool, fn, arg, 0);
+    future_init(f, w->pool, fn, arg, 0, ws__worker_fast(w));
     *out = (ws_future *)(void *)f;
     if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
         return submit_rare(w, f);
     ws__wdeque_push_fitting(&w->deque, &f->task);
+    f->bottom = ws__wdeque_owner_bottom(&w->deque); /* the inline get may take it back */
     ws__count(w, spawns, 1);
     return 0;
 }
@@ -360,11 +382,22 @@ static void await_done(ws__future *f)
     }
 }
 
+void ws__future_escaped(void)
+{
+    ws__contract_violation("ws_future_get", "an exception escaped a future's function "
+                                            "(catch exceptions inside it)");
+}
+
 static void task_escaped(ws__task **guard)
 {
     if (WS_UNLIKELY(*guard != NULL))
-        ws__contract_violation("ws_future_get", "an exception escaped a future's function "
-                                                "(catch exceptions inside it)");
+        ws__future_escaped();
+}
+
+void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old)
+{
+    uint32_t clear = WS_FUTURE_TAKEN | (old & WS_FUTURE_RUNNER) | WS_FUTURE_QUEUED;
+    follow_up((ws__future *)(void *)r, ws__future_finish_todo(old, clear));
 }
 
 /* The fast path of a get on worker w, as a sync's: f is w's newest item, private, and the pool

@@ -96,6 +96,13 @@ static inline bool ws__future_claim(_Atomic uint32_t *state, uint32_t runner)
     return false;
 }
 
+/* What a finish that found the word at old, and cleared `clear` (and set DONE), asks for. */
+static inline unsigned ws__future_finish_todo(uint32_t old, uint32_t clear)
+{
+    return ((old & WS_FUTURE_WAITER) ? WS_FUTURE_WAKE : 0) |
+           ws__future_recycle_if_free(old - clear + WS_FUTURE_DONE);
+}
+
 /* The runner is done: clears `clear` (TAKEN and its RUNNER bits, and QUEUED if it took the
  * queue's slot) and sets DONE in one RMW. Returns WS_FUTURE_* flags. */
 static inline unsigned ws__future_finish(_Atomic uint32_t *state, uint32_t clear)
@@ -104,8 +111,7 @@ static inline unsigned ws__future_finish(_Atomic uint32_t *state, uint32_t clear
      * acquire half makes a WAITER or a released handle seen here ours to act on. The bits of
      * clear are set and DONE is not, so the addition cannot carry. */
     uint32_t old = WS_FUTURE_FINISH_RMW(state, WS_FUTURE_DONE - clear);
-    return ((old & WS_FUTURE_WAITER) ? WS_FUTURE_WAKE : 0) |
-           ws__future_recycle_if_free(old - clear + WS_FUTURE_DONE);
+    return ws__future_finish_todo(old, clear);
 }
 
 /* A reference goes: QUEUED (a queue's slot consumed without running the future) or HANDLE

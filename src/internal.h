@@ -88,6 +88,11 @@ WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
 WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
 WS_SAME_FIELD_(ws_sdeque, open_spawns, struct ws__fast, open_spawns);
 WS_SAME_FIELD_(ws_sdeque, fast_syncs, struct ws__fast, fast_syncs);
+WS_SAME_FIELD_(ws_sdeque, floor, struct ws__fast, floor);
+WS_SAME_FIELD_(ws_sdeque, futures, struct ws__fast, futures);
+WS_SAME_FIELD_(ws_sdeque, pool, struct ws__fast, pool);
+WS_SAME_FIELD_(ws_sdeque, runner, struct ws__fast, runner);
+WS_SAME_FIELD_(ws_sdeque, futures_room, struct ws__fast, futures_room);
 
 /* ---- the task stack of stack tasks (frames.c) -------------------------------------------- */
 
@@ -176,10 +181,22 @@ typedef struct ws__future {
     ws__task task; /* kind WS_KIND_FUTURE; task.arg is the future, task.owner its pool */
     ws_future_fn fn;
     void *arg;
-    void *result;             /* written by the runner before DONE, read after it */
-    _Atomic uint32_t error;   /* ws_future_fail's: set once by a CAS from 0 */
-    _Atomic uint32_t handles; /* future.c: HANDLE (until ws_future_free), QUEUED (in a queue) */
+    void *result;           /* written by the runner before DONE, read after it */
+    _Atomic uint32_t error; /* ws_future_fail's: set once by a CAS from 0 */
+    /* worksteal.h's inline futures: the deque's bottom after the push that queued the future,
+     * if the inline get may take it back from there (else WS__NOT_INLINE); the worker (its
+     * struct ws__fast) on whose list of free records it may go (else NULL). Submitter only. */
+    int64_t bottom;
+    struct ws__fast *home;
 } ws__future;
+WS_SAME_FIELD_(ws__future, task, struct ws__future_rec, task);
+WS_SAME_FIELD_(ws__future, fn, struct ws__future_rec, fn);
+WS_SAME_FIELD_(ws__future, arg, struct ws__future_rec, arg);
+WS_SAME_FIELD_(ws__future, result, struct ws__future_rec, result);
+WS_SAME_FIELD_(ws__future, error, struct ws__future_rec, error);
+WS_SAME_FIELD_(ws__future, bottom, struct ws__future_rec, bottom);
+WS_SAME_FIELD_(ws__future, home, struct ws__future_rec, home);
+WS_SAME_FIELD_(ws__task, next, struct ws__join_rec, rest[1]);
 
 /* A cleanup that runs only while an exception unwinds the frame (C++, or C with -fexceptions:
  * the library is built with it; docs/api.md, "Exceptions"). On the normal path the guard is
@@ -365,6 +382,7 @@ unsigned ws__steal_level(const ws__place *a, const ws__place *b);
 enum {
     WS_RECORD_BATCH = 64,       /* records per chain */
     WS_RECORD_KEEP_CHAINS = 32, /* chains an idle pool keeps: 2048 records, 128 KiB */
+    WS_FUTURES_READY = 64,      /* future records a worker keeps ready for the inline submit */
 };
 
 /* Free job records held by one thread: a list (count records when it is a worker's). */
@@ -414,11 +432,6 @@ typedef struct ws__worker {
      * (group.c, batch_next). Only that task matches, not one run inside it. */
     const struct ws__task *loop_injected;
     int64_t max_depth; /* deepest this deque has been (published to counters on change) */
-    /* The deque's bottom when the worker started the task it runs now that it took from
-     * elsewhere (a steal, a claim, an injector): the items at or above it are that task's own
-     * work. A waiter leapfrogging this worker takes only those (wait.c). Written by the worker
-     * (release), read by leapfroggers (acquire). */
-    _Atomic int64_t floor;
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */
     _Atomic uint32_t profiling;
@@ -435,7 +448,9 @@ typedef struct ws__worker {
     bool joined;  /* the thread was joined (pool.c, teardown only) */
     bool spare;   /* a spare worker for blocked tasks (spare.c) */
     /* The deque may hold slots of futures that a get claimed where they sat, or that were
-     * cancelled (future.c): a get sweeps them off its top only while this hint is set. */
+     * cancelled (future.c): a get sweeps them off its top only while this hint is set. (An
+     * inline get, worksteal.h, never needs to: it takes only the newest item, and a get of a
+     * future below dead slots is the library's.) */
     bool dead_slots;
     /* When the worker loop leaves: NULL for the P workers (at exit); a spare's retirement test
      * (spare.c), checked between tasks and whenever a search for work comes back empty. */
@@ -490,21 +505,22 @@ static inline void ws__record_free_local(ws__worker *w, ws__job *j)
     w->records.count++;
 }
 /* Worker w starts a task taken from elsewhere: raises its floor to its deque's bottom (see
- * ws__worker.floor) and returns the old floor, which ws__floor_restore puts back after. */
+ * WS__FUTURE_FIELDS in deque.h) and returns the old floor, which ws__floor_restore puts back after.
+ */
 static inline int64_t ws__floor_raise(ws__worker *w)
 {
     /* relaxed: the worker's own variable. */
-    int64_t old = ws_load_relaxed(&w->floor);
+    int64_t old = ws_load_relaxed(&w->deque.floor);
     /* relaxed: published by the release RMW that marks the task taken (worker.c, future.c),
      * which a leapfrogger reads with acquire before it reads the floor. */
-    ws_store_relaxed(&w->floor, ws__wdeque_owner_bottom(&w->deque));
+    ws_store_relaxed(&w->deque.floor, ws__wdeque_owner_bottom(&w->deque));
     return old;
 }
 static inline void ws__floor_restore(ws__worker *w, int64_t old)
 {
     /* release: after the task's completion (an RMW on its state): a leapfrogger that reads this
      * older floor (acquire) and then the task's state sees the completion (wait.c). */
-    ws_store_release(&w->floor, old);
+    ws_store_release(&w->deque.floor, old);
 }
 
 /* Worker w recomputes its deque's depth cap after max_depth, profiling or tracing

@@ -236,6 +236,8 @@ void ws__records_release(ws_pool *pool)
         if (w != NULL) {
             chain_free(w->records.chain);
             w->records = (ws__record_cache){0};
+            chain_free(w->deque.futures); /* linked the same way (future.c, keep_ready) */
+            w->deque.futures = NULL;
         }
     }
 }

@@ -68,7 +68,7 @@ ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, 
     ws__worker *v = pool->workers[runner - 1];
     /* acquire: pairs with ws__floor_restore; the caller read `seen` with acquire after the
      * runner's release marking, so this is the floor of the runner's start or a later one. */
-    int64_t floor = ws_load_acquire(&v->floor);
+    int64_t floor = ws_load_acquire(&v->deque.floor);
     /* relaxed, after the acquire above: if the task is still as seen, the floor read is the one
      * of its run (the restore comes after its completion), not that of the runner's next task. */
     if (ws_load_relaxed(state) != seen)

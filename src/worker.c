@@ -76,6 +76,11 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
     w->pool = pool;
     w->id = id;
     w->spare = spare;
+    w->deque.pool = pool;
+    w->deque.runner = (id + 1) << WS_TASK_THIEF_SHIFT;
+    /* The records the inline futures keep ready; none in the mutex-deque build, which has no
+     * inline path. */
+    w->deque.futures_room = ws__worker_fast(w) == (void *)&w->deque ? WS_FUTURES_READY : 0;
     ws__frames_init(w);
 #ifndef WS_LOCKED_DEQUE
     w->deque.ask_also = &w->stack.f.end_fast; /* a thief's request reaches the stack spawns */

@@ -26,6 +26,9 @@
  *                  group jobs (with nospares no group waits inside futures: a group wait that
  *                  cannot go on parks its worker and counts on a spare, worksteal.h at
  *                  WS_NO_SPARES; two such waits on two workers hang)
+ *   other_pool     a future got by a worker of another pool whose deque is as deep as the
+ *                  future's own was at its push: that worker waits, and its own spawn stays its
+ *                  own (the inline get takes only a future of its own deque)
  *   abort_double_free, abort_get_after_free, abort_freed_outside, abort_self_get, abort_null
  *                  contract violations abort (SIGABRT) with the library's one line naming the
  *                  function (in a forked child, as tests/test_sched_errors.c does);
@@ -1234,6 +1237,87 @@ static bool run_abort_case(const char *c)
     return true;
 }
 
+/* other_pool: pool A's only worker submits r (on its own deque, the inline path once A is warm)
+ * and holds at a gate; a worker of pool B, its deque as deep as A's (one spawn), gets r. B cannot
+ * run r (another pool's): it must wait for A, and leave its own spawn where it is for its sync,
+ * even though its deque's bottom is the one r recorded at its push. */
+typedef struct cross {
+    ws_pool *a, *b;
+    ws_future *r;
+    item it;   /* r's work */
+    gate hold; /* A's task holds here after submitting r */
+    atomic_bool b_waits;
+    atomic_uint spawned_runs;
+} cross;
+
+static void *cross_nothing(void *p)
+{
+    return p;
+}
+
+static void cross_spawned(void *p)
+{
+    atomic_fetch_add(&((cross *)p)->spawned_runs, 1);
+}
+
+static void cross_in_a(void *p)
+{
+    cross *x = p;
+    for (int i = 0; i < 200; i++) { /* warm: records ready, the deque's fast path open */
+        ws_future *f = submit(NULL, cross_nothing, x);
+        ASSERT(ws_future_get(f) == x);
+        ws_future_free(f);
+    }
+    x->r = submit(NULL, item_run, &x->it);
+    gate_wait(&x->hold);
+    ASSERT(ws_future_get(x->r) == &x->it.out); /* freed by the main thread, after B's get */
+}
+
+static void cross_in_b(void *p)
+{
+    cross *x = p;
+    ws_task t;
+    ws_spawn(&t, cross_spawned, x);
+    atomic_store(&x->b_waits, true);
+    ASSERT(ws_future_get(x->r) == &x->it.out);
+    ws_sync(&t);
+    ASSERT_EQ(atomic_load(&x->spawned_runs), 1u);
+}
+
+static void *cross_run_a(void *p)
+{
+    ASSERT_OK(ws_pool_run(((cross *)p)->a, cross_in_a, p));
+    return NULL;
+}
+
+static void *cross_run_b(void *p)
+{
+    ASSERT_OK(ws_pool_run(((cross *)p)->b, cross_in_b, p));
+    return NULL;
+}
+
+static void case_other_pool(void)
+{
+    for (int round = 0; round < 20; round++) {
+        cross x = {.a = future_pool(1, false, 0), .b = future_pool(1, false, 0)};
+        x.it.n = 12;
+        pthread_t ta, tb;
+        ASSERT_EQ(pthread_create(&ta, NULL, cross_run_a, &x), 0);
+        gate_wait_started(&x.hold); /* r is on A's deque, A's worker held */
+        ASSERT_EQ(pthread_create(&tb, NULL, cross_run_b, &x), 0);
+        while (!atomic_load(&x.b_waits))
+            sched_yield();
+        atomic_store(&x.hold.open, true);
+        ASSERT_EQ(pthread_join(tb, NULL), 0);
+        ASSERT_EQ(pthread_join(ta, NULL), 0);
+        ws_future_free(x.r);
+        items_check_ran_once(&x.it, 1);
+        ws_pool_destroy(x.a);
+        ws_pool_destroy(x.b);
+    }
+    printf("other_pool: 20 rounds, each future and spawn ran once\n");
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* keep the output in order with stderr on a failure */
@@ -1266,6 +1350,8 @@ int main(int argc, char **argv)
         case_free_early(workers);
     else if (strcmp(c, "mix") == 0)
         case_mix(workers, no_spares);
+    else if (strcmp(c, "other_pool") == 0)
+        case_other_pool();
     else if (!run_abort_case(c)) {
         fprintf(stderr, "unknown case %s\n", c);
         return 2;
