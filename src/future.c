@@ -75,6 +75,18 @@ static void keep_ready(ws__worker *w, ws__future *f)
     w->deque.futures_room--;
 }
 
+/* Worker w: a record for a future it submits, one it keeps ready if it has one (so that the list
+ * does not fill while the inline submit declines), else from the recycler; NULL: out of memory. */
+static ws__future *take_ready(ws__worker *w)
+{
+    ws__future *f = w->deque.futures;
+    if (f == NULL)
+        return (ws__future *)(void *)ws__record_new_local(w);
+    w->deque.futures = (ws__future *)(void *)ws_load_relaxed(&f->task.next); /* w's own list */
+    w->deque.futures_room++;
+    return f;
+}
+
 /* Nobody holds f any more: its record goes back to the recycler. */
 static inline void recycle(ws__future *f)
 {
@@ -235,7 +247,7 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
         return submit_outside((ws__future **)out, pool != NULL ? pool : ws_default_pool(), fn, arg);
     /* On a worker of the pool: part of the work its destroy waits for already; on its deque as
      * a spawn. */
-    ws__future *f = (ws__future *)(void *)ws__record_new_local(w);
+    ws__future *f = take_ready(w);
     if (WS_UNLIKELY(f == NULL))
         return ENOMEM;
     future_init(f, w->pool, fn, arg, 0, ws__worker_fast(w));

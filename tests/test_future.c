@@ -1263,25 +1263,46 @@ static void cross_spawned(void *p)
 static void cross_in_a(void *p)
 {
     cross *x = p;
-    for (int i = 0; i < 200; i++) { /* warm: records ready, the deque's fast path open */
+    /* Warm: records ready, and the deque's fast path open at depths 1 and 2 (a push onto an
+     * empty deque, or to a new greatest depth, takes the slow path). */
+    for (int i = 0; i < 100; i++) {
         ws_future *f = submit(NULL, cross_nothing, x);
-        ASSERT(ws_future_get(f) == x);
+        ws_future *g = submit(NULL, cross_nothing, x);
+        ws_future *h = submit(NULL, cross_nothing, x);
+        ASSERT(ws_future_get(h) == x && ws_future_get(g) == x && ws_future_get(f) == x);
+        ws_future_free(h);
+        ws_future_free(g);
         ws_future_free(f);
     }
-    x->r = submit(NULL, item_run, &x->it);
+    ws_future *under = submit(NULL, cross_nothing, x);
+    x->r = submit(NULL, item_run, &x->it); /* inline, at depth 2 */
     gate_wait(&x->hold);
     ASSERT(ws_future_get(x->r) == &x->it.out); /* freed by the main thread, after B's get */
+    ASSERT(ws_future_get(under) == x);
+    ws_future_free(under);
 }
 
 static void cross_in_b(void *p)
 {
     cross *x = p;
-    ws_task t;
+    for (int i = 0; i < 100; i++) { /* warm, as A: the spawns below take the inline path */
+        ws_task u, v, w;
+        ws_spawn(&u, cross_spawned, x);
+        ws_spawn(&v, cross_spawned, x);
+        ws_spawn(&w, cross_spawned, x);
+        ws_sync(&w);
+        ws_sync(&v);
+        ws_sync(&u);
+    }
+    atomic_store(&x->spawned_runs, 0);
+    ws_task under, t; /* t at depth 2, as r on A's deque */
+    ws_spawn(&under, cross_spawned, x);
     ws_spawn(&t, cross_spawned, x);
     atomic_store(&x->b_waits, true);
     ASSERT(ws_future_get(x->r) == &x->it.out);
     ws_sync(&t);
-    ASSERT_EQ(atomic_load(&x->spawned_runs), 1u);
+    ws_sync(&under);
+    ASSERT_EQ(atomic_load(&x->spawned_runs), 2u);
 }
 
 static void *cross_run_a(void *p)
@@ -1299,7 +1320,8 @@ static void *cross_run_b(void *p)
 static void case_other_pool(void)
 {
     for (int round = 0; round < 20; round++) {
-        cross x = {.a = future_pool(1, false, 0), .b = future_pool(1, false, 0)};
+        /* No spares: no reserve of public slots above an empty deque (src/deque.h). */
+        cross x = {.a = future_pool(1, true, 0), .b = future_pool(1, true, 0)};
         x.it.n = 12;
         pthread_t ta, tb;
         ASSERT_EQ(pthread_create(&ta, NULL, cross_run_a, &x), 0);
