@@ -205,12 +205,23 @@ static inline void future_init(ws__future *f, ws_pool *pool, ws_future_fn fn, vo
     ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_QUEUED);
 }
 
+/* Is worker w's pool profiled or traced? Then a future runs only through ws__run_taken_body,
+ * which measures it (the fast paths leave it alone). */
+static inline bool measured(ws__worker *w)
+{
+    /* relaxed: see ws__worker_update_depth_limit. */
+    return ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
+}
+
 /* Worker w's push of f declined by the fast path: the slow push, or, if the deque cannot grow,
  * the run at once (as a fork does: nothing is lost). */
 static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
 {
-    if (ws__fork_push(w, &f->task))
+    if (ws__fork_push(w, &f->task)) {
+        if (!measured(w)) /* the inline get checks that it is still newest and private */
+            f->bottom = ws__wdeque_owner_bottom(&w->deque);
         return 0;
+    }
     /* relaxed: still private. */
     ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
     int64_t floor = ws__floor_raise(w);
@@ -418,9 +429,7 @@ void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old)
  * or a rival claimed it first. */
 static inline bool get_newest(ws__worker *w, ws__future *f)
 {
-    /* relaxed: see ws__worker_update_depth_limit. */
-    if (ws__wdeque_peek_private(&w->deque) != &f->task || ws_load_relaxed(&w->profiling) != 0 ||
-        w->pool->trace != NULL)
+    if (ws__wdeque_peek_private(&w->deque) != &f->task || measured(w))
         return false;
     ws__wdeque_pop_private(&w->deque);
     ws__count(w, pops, 1);
