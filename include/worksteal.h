@@ -153,8 +153,7 @@ struct ws__fast {
     uint64_t fast_joins;
     int64_t open_spawns;
     uint64_t fast_syncs;
-    /* The inline futures' fields (src/deque.h, WS__FUTURE_FIELDS). floor is atomic. */
-    int64_t floor;
+    /* The inline futures' fields (src/deque.h, WS__FUTURE_FIELDS). */
     void *futures;
     const void *pool;
     uint32_t runner;
@@ -201,6 +200,7 @@ WS_API void ws__future_escaped(void);
 #define WS__FUTURE_DONE      0x2u
 #define WS__FUTURE_WAITER    0x4u
 #define WS__FUTURE_QUEUED    0x80u
+#define WS__FUTURE_INLINE    0x02000000u
 
 /* A spawned task's record (a ws_task), and the inline join's: the task, then the deque's bottom
  * just after the inline fork pushed it (one past its index; at least 1, since indices start at
@@ -1019,19 +1019,15 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
      * started: as the inline sync's test (docs/deque.md, "The inline fast path"). */
     if (__builtin_expect(s != WS__FUTURE_PENDING || r->home != q || !ws__fast_owns(q, end), 0))
         return (ws_future_get)(f);
-    /* The floor goes up before the claim publishes it (src/internal.h, ws__floor_raise). */
-    int64_t floor = __atomic_load_n(&q->floor, __ATOMIC_RELAXED);
-    __atomic_store_n(&q->floor, end - 1, __ATOMIC_RELAXED);
-    uint32_t runner = q->runner;
-    /* acq_rel: the claim of future_state.h (ws__future_claim); fails if a getter elsewhere
-     * claimed or cancelled it, or announced itself: the library then does it all. */
-    if (__builtin_expect(!__atomic_compare_exchange_n(&r->task.state, &s,
-                                                      s | WS__FUTURE_TAKEN | runner, 0,
+    /* acq_rel: the claim of future_state.h (ws__future_claim), marked INLINE: a getter
+     * elsewhere that leapfrogs takes only items at or above the future's own index, end - 1
+     * (docs/scheduler.md, "Getting a future"). Fails if a getter elsewhere claimed or cancelled
+     * it, or announced itself: the library then does it all. */
+    uint32_t claim = WS__FUTURE_TAKEN | WS__FUTURE_INLINE | q->runner;
+    if (__builtin_expect(!__atomic_compare_exchange_n(&r->task.state, &s, s | claim, 0,
                                                       __ATOMIC_ACQ_REL, __ATOMIC_RELAXED),
-                         0)) {
-        __atomic_store_n(&q->floor, floor, __ATOMIC_RELAXED); /* nothing published it */
+                         0))
         return (ws_future_get)(f);
-    }
     ws__fast_pop(q, end - 1);
     void *result;
     {
@@ -1043,12 +1039,10 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
     r->result = result;
     /* acq_rel: the finish of future_state.h (ws__future_finish). The bits cleared are set and
      * DONE is not, so the addition cannot carry. */
-    uint32_t clear = WS__FUTURE_TAKEN | runner | WS__FUTURE_QUEUED;
+    uint32_t clear = claim | WS__FUTURE_QUEUED;
     uint32_t old = __atomic_fetch_add(&r->task.state, WS__FUTURE_DONE - clear, __ATOMIC_ACQ_REL);
     if (__builtin_expect(old & WS__FUTURE_WAITER, 0))
         ws__future_finish_rare(r, old);
-    /* release: as ws__floor_restore (src/internal.h). */
-    __atomic_store_n(&q->floor, floor, __ATOMIC_RELEASE);
     return result;
 }
 

@@ -220,19 +220,14 @@ void ws__deque_check(const ws_deque *q);
 /* The worker's fields that the inline futures of worksteal.h read and write (future.c), kept
  * in its deque beside the owner's fields of the inline fork-join so that they are part of the
  * same struct ws__fast; the deque itself never uses them.
- *   floor         the deque's bottom when the worker started the task it runs now that it took
- *                 from elsewhere (a steal, a claim, an injector): the items at or above it are
- *                 that task's own work, and a waiter leapfrogging this worker takes only those
- *                 (wait.c). Written by the worker (release), read by leapfroggers (acquire).
  *   futures       owner only: free future records, each ready for this worker's inline submit;
  *   pool, runner  set before the worker's thread starts: its pool, and its id + 1 shifted to a
  *                 future's runner bits;
  *   futures_room  owner only: how many more records the inline free may keep on `futures`. */
-#define WS__FUTURE_FIELDS  \
-    _Atomic int64_t floor; \
-    void *futures;         \
-    const void *pool;      \
-    uint32_t runner;       \
+#define WS__FUTURE_FIELDS \
+    void *futures;        \
+    const void *pool;     \
+    uint32_t runner;      \
     uint32_t futures_room;
 
 typedef struct ws_sdeque {

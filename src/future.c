@@ -40,7 +40,7 @@ _Static_assert(WS__FUTURE_PENDING == (WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUT
                    WS__FUTURE_HELD_DONE == (WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_DONE) &&
                    WS__FUTURE_FREED == WS_FUTURE_FREED && WS__FUTURE_TAKEN == WS_FUTURE_TAKEN &&
                    WS__FUTURE_DONE == WS_FUTURE_DONE && WS__FUTURE_WAITER == WS_FUTURE_WAITER &&
-                   WS__FUTURE_QUEUED == WS_FUTURE_QUEUED,
+                   WS__FUTURE_QUEUED == WS_FUTURE_QUEUED && WS__FUTURE_INLINE == WS_FUTURE_INLINE,
                "worksteal.h's inline futures must test future_state.h's values");
 
 /* task.flags of a future queued through the injector: it holds a pool reference until a worker
@@ -366,7 +366,11 @@ static void help_until_done(ws__worker *w, ws__future *f)
         if (runner == w->id + 1)
             ws__contract_violation("ws_future_get", "the future's own function (or work it "
                                                     "waits for) gets it: it would wait forever");
-        ws__task *u = ws__leapfrog(w, runner, &f->task.state, s);
+        /* An inline claim's work begins at the future's own index (WS_FUTURE_INLINE); any other
+         * claim raised its runner's floor. */
+        ws__task *u = (s & WS_FUTURE_INLINE)
+                          ? ws__leapfrog_above(w, runner, &f->task.state, s, f->bottom - 1)
+                          : ws__leapfrog(w, runner, &f->task.state, s);
         if (u != NULL)
             ws__task_run_taken(w, u, "leapfrog");
         if (ws__wait_step(w, &wait, u != NULL))
@@ -419,7 +423,8 @@ static void task_escaped(ws__task **guard)
 
 void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old)
 {
-    uint32_t clear = WS_FUTURE_TAKEN | (old & WS_FUTURE_RUNNER) | WS_FUTURE_QUEUED;
+    uint32_t clear =
+        WS_FUTURE_TAKEN | (old & (WS_FUTURE_RUNNER | WS_FUTURE_INLINE)) | WS_FUTURE_QUEUED;
     follow_up((ws__future *)(void *)r, ws__future_finish_todo(old, clear));
 }
 

@@ -9,7 +9,8 @@
  *              (CANCELLED with it);
  *   WAITER     a getter sleeps, or is about to sleep, on the word as a futex;
  *   QUEUED     a deque or injector slot still points to the record;
- *   HANDLE     the user has not freed the future.
+ *   HANDLE     the user has not freed the future;
+ *   INLINE     claimed by worksteal.h's inline get (see WS_FUTURE_INLINE).
  * Exactly once: running needs a claim, one compare-and-swap from a word with neither TAKEN nor
  * DONE, which a taker from a queue, a getter and a cancel (which sets DONE instead) race for.
  * The record's end: it is recycled by the one read-modify-write that leaves DONE set and QUEUED
@@ -37,6 +38,9 @@ enum {
     WS_FUTURE_RUNNER_SHIFT = 8,
     WS_FUTURE_RUNNER = 0xFFFFu << WS_FUTURE_RUNNER_SHIFT,
     WS_FUTURE_HANDLE = 1u << 24,
+    /* With TAKEN: claimed by worksteal.h's inline get, on the deque that queued it, from its
+     * newest private index (the record's bottom - 1), where its own work begins. */
+    WS_FUTURE_INLINE = 1u << 25,
     /* A recycled record's word until it is reused: no kind bits, so not a future. */
     WS_FUTURE_FREED = 0x0F0E0000u,
 };

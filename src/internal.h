@@ -88,7 +88,6 @@ WS_SAME_FIELD_(ws_sdeque, limit, struct ws__fast, limit);
 WS_SAME_FIELD_(ws_sdeque, fast_joins, struct ws__fast, fast_joins);
 WS_SAME_FIELD_(ws_sdeque, open_spawns, struct ws__fast, open_spawns);
 WS_SAME_FIELD_(ws_sdeque, fast_syncs, struct ws__fast, fast_syncs);
-WS_SAME_FIELD_(ws_sdeque, floor, struct ws__fast, floor);
 WS_SAME_FIELD_(ws_sdeque, futures, struct ws__fast, futures);
 WS_SAME_FIELD_(ws_sdeque, pool, struct ws__fast, pool);
 WS_SAME_FIELD_(ws_sdeque, runner, struct ws__fast, runner);
@@ -435,6 +434,11 @@ typedef struct ws__worker {
     /* 1 while ws_pool_profile measures the pool. Written by the profiling thread, read by the
      * worker (relaxed). */
     _Atomic uint32_t profiling;
+    /* The deque's bottom when the worker started the task it runs now that it took from
+     * elsewhere (a steal, a claim, an injector): the items at or above it are that task's own
+     * work. A waiter leapfrogging this worker takes only those (wait.c). Written by the worker
+     * (release), read by leapfroggers (acquire). */
+    _Atomic int64_t floor;
     uint64_t steal_begin_ns;  /* while profiling: when the latest steal attempt began */
     ws__record_cache records; /* free job records (records.c) */
     ws__thread thread;
@@ -505,22 +509,22 @@ static inline void ws__record_free_local(ws__worker *w, ws__job *j)
     w->records.count++;
 }
 /* Worker w starts a task taken from elsewhere: raises its floor to its deque's bottom (see
- * WS__FUTURE_FIELDS in deque.h) and returns the old floor, which ws__floor_restore puts back after.
+ * ws__worker.floor) and returns the old floor, which ws__floor_restore puts back after.
  */
 static inline int64_t ws__floor_raise(ws__worker *w)
 {
     /* relaxed: the worker's own variable. */
-    int64_t old = ws_load_relaxed(&w->deque.floor);
+    int64_t old = ws_load_relaxed(&w->floor);
     /* relaxed: published by the release RMW that marks the task taken (worker.c, future.c),
      * which a leapfrogger reads with acquire before it reads the floor. */
-    ws_store_relaxed(&w->deque.floor, ws__wdeque_owner_bottom(&w->deque));
+    ws_store_relaxed(&w->floor, ws__wdeque_owner_bottom(&w->deque));
     return old;
 }
 static inline void ws__floor_restore(ws__worker *w, int64_t old)
 {
     /* release: after the task's completion (an RMW on its state): a leapfrogger that reads this
      * older floor (acquire) and then the task's state sees the completion (wait.c). */
-    ws_store_release(&w->deque.floor, old);
+    ws_store_release(&w->floor, old);
 }
 
 /* Worker w recomputes its deque's depth cap after max_depth, profiling or tracing
@@ -691,6 +695,10 @@ void ws__task_wait(ws__worker *w, ws__task *t);
  * whose state word is *state, last read as seen: a task that runner pushed since it started that
  * task, or NULL. */
 ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen);
+/* As ws__leapfrog, with the floor of that task's run known to the caller (a future claimed
+ * inline: future.c) instead of the runner's. */
+ws__task *ws__leapfrog_above(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen,
+                             int64_t floor);
 /* Any thread (w: its worker, or NULL): or-s WAITER into *state (last read as seen, without DONE)
  * and parks until the word changes; returns at once if it changed first. */
 void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen);

@@ -56,7 +56,9 @@ void ws__wait_end(ws__worker *w, ws__wait *s)
         ws__blocked_leave(w);
 }
 
-ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen)
+/* The worker that runner (an id + 1, as in a task's state) names, if it is another worker of w's
+ * pool that exists, else NULL. */
+static ws__worker *runner_worker(ws__worker *w, uint32_t runner)
 {
     if (runner == 0 || runner - 1 == w->id || runner > 0xFFFF)
         return NULL; /* not marked yet (or DONE/SYNCED, which the caller sees next) */
@@ -65,18 +67,39 @@ ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, 
      * of spares_started in spare.c, after which its slot may be read. */
     if (runner - 1 >= pool->nworkers + ws_load_acquire(&pool->spares_started))
         return NULL;
-    ws__worker *v = pool->workers[runner - 1];
-    /* acquire: pairs with ws__floor_restore; the caller read `seen` with acquire after the
-     * runner's release marking, so this is the floor of the runner's start or a later one. */
-    int64_t floor = ws_load_acquire(&v->deque.floor);
-    /* relaxed, after the acquire above: if the task is still as seen, the floor read is the one
-     * of its run (the restore comes after its completion), not that of the runner's next task. */
+    return pool->workers[runner - 1];
+}
+
+/* w takes an item at index floor or above from v, if the task is still as seen. */
+static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *state, uint32_t seen,
+                               int64_t floor)
+{
+    /* relaxed, after the caller's acquire of the floor: if the task is still as seen, the floor
+     * read is the one of its run (the restore comes after its completion), not that of the
+     * runner's next task. */
     if (ws_load_relaxed(state) != seen)
         return NULL;
     ws__task *u = ws__steal_from_above(w, v, floor);
     if (u != NULL)
         ws__count(w, leapfrogs, 1);
     return u;
+}
+
+ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen)
+{
+    ws__worker *v = runner_worker(w, runner);
+    if (v == NULL)
+        return NULL;
+    /* acquire: pairs with ws__floor_restore; the caller read `seen` with acquire after the
+     * runner's release marking, so this is the floor of the runner's start or a later one. */
+    return leapfrog_onto(w, v, state, seen, ws_load_acquire(&v->floor));
+}
+
+ws__task *ws__leapfrog_above(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen,
+                             int64_t floor)
+{
+    ws__worker *v = runner_worker(w, runner);
+    return v != NULL ? leapfrog_onto(w, v, state, seen, floor) : NULL;
 }
 
 void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen)
