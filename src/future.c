@@ -326,16 +326,34 @@ static void drop_dead(ws__worker *w)
     }
 }
 
-/* Worker w, a getter of f (not DONE): if f is w's newest private item, takes its slot back with
- * plain accesses (as a sync does) and runs it; else claims it where it is queued and runs it.
- * False if someone else runs it (or ran it). */
+/* Worker w takes f's slot back if f is its deque's newest item: with plain accesses if private,
+ * else with the pop's CAS against thieves (as a sync does), so that no dead slot is left for a
+ * thief to take. False if f is not there (queued elsewhere or deeper, or just stolen). */
+static bool pop_if_newest(ws__worker *w, ws__future *f)
+{
+    if (ws__wdeque_peek_private(&w->deque) == &f->task) {
+        ws__wdeque_pop_private(&w->deque);
+    } else {
+        /* f->bottom: the bottom after f's push on its home deque; if the deque's bottom is that
+         * again, its newest index holds f or, if a thief took f, nothing. */
+        if (f->home != ws__worker_fast(w) || f->bottom != ws__wdeque_owner_bottom(&w->deque))
+            return false;
+        ws__task *t = ws__wdeque_pop(&w->deque);
+        if (t != &f->task) {
+            if (t != NULL)
+                ws__wdeque_push_size(w, t); /* back where it was (just popped: no growth) */
+            return false;
+        }
+    }
+    ws__count(w, pops, 1);
+    return true;
+}
+
+/* Worker w, a getter of f (not DONE): if f is w's newest item, takes its slot back and runs it;
+ * else claims it where it is queued and runs it. False if someone else runs it (or ran it). */
 static bool run_if_pending(ws__worker *w, ws__future *f)
 {
-    bool popped = ws__wdeque_peek_private(&w->deque) == &f->task;
-    if (popped) {
-        ws__wdeque_pop_private(&w->deque);
-        ws__count(w, pops, 1);
-    }
+    bool popped = pop_if_newest(w, f);
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
     bool ran = claim(w, f);
     if (ran)
