@@ -158,6 +158,7 @@ struct ws__fast {
     const void *pool;
     uint32_t runner;
     uint32_t futures_room;
+    uint32_t dead_slots;
 };
 
 /* A fork child's task record (the leading fields of the library's ws__task). flags comes
@@ -190,6 +191,9 @@ struct ws__future_rec {
 WS_API void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old);
 /* fn threw out of an inline get: a contract violation (aborts). */
 WS_API void ws__future_escaped(void);
+/* After an inline get, while its worker's deque may hold dead future slots: sweeps them off the
+ * top, which the get's pop may have uncovered. */
+WS_API void ws__future_drop_dead(void);
 
 /* The state word's values the inline futures test (src/future.c checks them): not started, in a
  * queue, held (PENDING); finished, out of every queue, held, no waiter (HELD_DONE); freed. */
@@ -1043,6 +1047,8 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
     uint32_t old = __atomic_fetch_add(&r->task.state, WS__FUTURE_DONE - clear, __ATOMIC_ACQ_REL);
     if (__builtin_expect(old & WS__FUTURE_WAITER, 0))
         ws__future_finish_rare(r, old);
+    if (__builtin_expect(q->dead_slots != 0, 0))
+        ws__future_drop_dead();
     return result;
 }
 

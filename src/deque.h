@@ -223,12 +223,16 @@ void ws__deque_check(const ws_deque *q);
  *   futures       owner only: free future records, each ready for this worker's inline submit;
  *   pool, runner  set before the worker's thread starts: its pool, and its id + 1 shifted to a
  *                 future's runner bits;
- *   futures_room  owner only: how many more records the inline free may keep on `futures`. */
-#define WS__FUTURE_FIELDS \
-    void *futures;        \
-    const void *pool;     \
-    uint32_t runner;      \
-    uint32_t futures_room;
+ *   futures_room  owner only: how many more records the inline free may keep on `futures`;
+ *   dead_slots    owner only: nonzero while the deque may hold slots of futures that a get
+ *                 claimed where they sat, or that were cancelled: a get (the inline one too)
+ *                 then sweeps them off its top. */
+#define WS__FUTURE_FIELDS      \
+    void *futures;             \
+    const void *pool;          \
+    uint32_t runner;           \
+    uint32_t futures_room;     \
+    uint32_t dead_slots;
 
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by

@@ -288,11 +288,11 @@ static inline bool is_dead_future(ws__task *t)
  * pops). A get may claim a future below newer items and leave its slot; without this, gets in
  * oldest-first order would leave a slot per future until the worker loop got down to them,
  * and the deque would grow with the whole computation instead of its depth. Only while w's
- * hint dead_slots is set, so that gets in spawn/sync order never look. */
+ * hint dead_slots is set (src/deque.h), so that gets in spawn/sync order never look. */
 static WS_NOINLINE void drop_dead_private_rare(ws__worker *w);
 static inline void drop_dead_private(ws__worker *w)
 {
-    if (WS_UNLIKELY(w->dead_slots))
+    if (WS_UNLIKELY(w->deque.dead_slots))
         drop_dead_private_rare(w);
 }
 
@@ -314,7 +314,7 @@ static void drop_dead(ws__worker *w)
         drop_dead_private(w);
         ws__task *t = ws__wdeque_pop(&w->deque);
         if (t == NULL) {
-            w->dead_slots = false;
+            w->deque.dead_slots = 0;
             return;
         }
         if (!is_dead_future(t)) {
@@ -360,7 +360,7 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
         run_claimed(w, f, popped, "future");
     else if (popped)
         unqueue(f);                  /* a rival claimed it first; the slot we took is consumed */
-    w->dead_slots |= ran && !popped; /* its slot stays where it was, maybe in w's deque */
+    w->deque.dead_slots |= ran && !popped; /* its slot stays where it was, maybe in w's deque */
     ws__floor_restore(w, floor);
     return ran;
 }
@@ -446,6 +446,11 @@ void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old)
     follow_up((ws__future *)(void *)r, ws__future_finish_todo(old, clear));
 }
 
+void ws__future_drop_dead(void)
+{
+    drop_dead_private(ws__tls_worker);
+}
+
 /* The fast path of a get on worker w, as a sync's: f is w's newest item, private, and the pool
  * is neither profiled nor traced: take the slot back with plain accesses, claim f (a getter
  * elsewhere may be claiming it too), run its function and finish it. False if f is not there,
@@ -529,7 +534,7 @@ bool ws_future_cancel(ws_future *handle)
     bool cancelled = ws__future_cancel(&f->task.state, &todo);
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == f->task.owner)
-        w->dead_slots |= cancelled; /* its slot may be in w's deque */
+        w->deque.dead_slots |= cancelled; /* its slot may be in w's deque */
     follow_up(f, todo);             /* the queue's slot goes when a worker reaches it (unqueue) */
     return cancelled;
 }

@@ -92,6 +92,7 @@ WS_SAME_FIELD_(ws_sdeque, futures, struct ws__fast, futures);
 WS_SAME_FIELD_(ws_sdeque, pool, struct ws__fast, pool);
 WS_SAME_FIELD_(ws_sdeque, runner, struct ws__fast, runner);
 WS_SAME_FIELD_(ws_sdeque, futures_room, struct ws__fast, futures_room);
+WS_SAME_FIELD_(ws_sdeque, dead_slots, struct ws__fast, dead_slots);
 
 /* ---- the task stack of stack tasks (frames.c) -------------------------------------------- */
 
@@ -451,11 +452,6 @@ typedef struct ws__worker {
     bool started; /* the thread was created (pool.c at creation, spare.c under spare_lock) */
     bool joined;  /* the thread was joined (pool.c, teardown only) */
     bool spare;   /* a spare worker for blocked tasks (spare.c) */
-    /* The deque may hold slots of futures that a get claimed where they sat, or that were
-     * cancelled (future.c): a get sweeps them off its top only while this hint is set. (An
-     * inline get, worksteal.h, never needs to: it takes only the newest item, and a get of a
-     * future below dead slots is the library's.) */
-    bool dead_slots;
     /* When the worker loop leaves: NULL for the P workers (at exit); a spare's retirement test
      * (spare.c), checked between tasks and whenever a search for work comes back empty. */
     bool (*should_leave)(ws__worker *w);

@@ -23,7 +23,7 @@ foreach(p 2 8)
               ARGS mix ${p} nospares)
 endforeach()
 
-foreach(c fail busy other_pool abort_double_free abort_get_after_free abort_freed_outside abort_self_get
+foreach(c fail busy oldest_first other_pool abort_double_free abort_get_after_free abort_freed_outside abort_self_get
           abort_null)
   ws_add_test(test_future SOURCES test_future.c TIMEOUT 180 LABELS future ARGS ${c})
 endforeach()

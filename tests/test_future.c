@@ -9,6 +9,10 @@
  *                  WS_NO_SPARES) the process never has more than P threads besides those it
  *                  had before the pool (counted in /proc/self/task from inside the tasks and at
  *                  the end)
+ *   oldest_first   rounds of 4 futures got oldest first by their worker: the first three are
+ *                  claimed where they sit, the last taken back as the newest item (inline with
+ *                  gcc or clang); the deque never holds more than one round, so the slots left
+ *                  by the first three go with the last get
  *   outside P      plain threads getting the same futures many times each (submitted from
  *                  outside and from a worker), with workers getting them too; freed once
  *   passed P       futures submitted in one task and got in others, and a future returned as
@@ -302,17 +306,60 @@ static void case_nqueens(unsigned workers, bool no_spares)
     if (no_spares && most > threads + (int)workers)
         WS_TEST_FAIL("%d threads with %u workers and no spares (%d before the pool)", most, workers,
                      threads);
-    /* The space bound: a deque holds at most the futures pending on the frames of one stack, at
-     * most `top` per row over `top` rows, plus the reserve that a push publishes at once; slots
-     * of futures claimed in place do not pile up (the gets drop them). */
+    /* The space bound: a deque holds at most the futures of the frames of one stack, one frame
+     * per row, and a frame at row r submits at most top - r (one per free column; rows from
+     * top - 2 on submit none), plus the reserve that a push publishes at once. The slots of
+     * futures claimed in place count too, so this fails if they pile up (a get, the header's
+     * inline one included, must drop those it uncovers). */
     ws_stats st;
     ws_pool_stats(pool, &st);
-    uint64_t bound = (uint64_t)top * (uint64_t)top + workers + (no_spares ? 0 : WS_DEFAULT_SPARES);
+    uint64_t bound = workers + (no_spares ? 0 : WS_DEFAULT_SPARES);
+    for (int row = 0; row <= top - 3; row++)
+        bound += (uint64_t)(top - row);
     printf("nqueens: deepest deque %" PRIu64 " (bound %" PRIu64 ")\n", st.max_deque_depth, bound);
     if (st.max_deque_depth > bound)
         WS_TEST_FAIL("a deque %" PRIu64 " deep, above %" PRIu64, st.max_deque_depth, bound);
     ws_pool_destroy(pool);
     ASSERT_EQ(sched_wait_thread_count(threads), threads);
+}
+
+/* oldest_first: a worker submits 4 futures per round and gets them oldest first. */
+enum { OLDEST_ROUNDS = 500, OLDEST_WIDTH = 4 };
+
+static void *identity(void *p)
+{
+    return p;
+}
+
+static void oldest_first_rounds(void *p)
+{
+    (void)p;
+    int value[OLDEST_WIDTH];
+    for (int round = 0; round < OLDEST_ROUNDS; round++) {
+        ws_future *f[OLDEST_WIDTH];
+        for (int i = 0; i < OLDEST_WIDTH; i++)
+            f[i] = submit(NULL, identity, &value[i]);
+        for (int i = 0; i < OLDEST_WIDTH; i++) {
+            ASSERT_PTR_EQ(ws_future_get(f[i]), &value[i]);
+            ws_future_free(f[i]);
+        }
+    }
+}
+
+static void case_oldest_first(void)
+{
+    ws_pool *pool = future_pool(1, true, 0);
+    ASSERT_OK(ws_pool_run(pool, oldest_first_rounds, NULL));
+    ws_stats st;
+    ws_pool_stats(pool, &st);
+    /* one round, plus the reserve a push publishes at once (one worker: one item) */
+    uint64_t bound = OLDEST_WIDTH + 1;
+    printf("oldest_first: %d rounds of %d, deepest deque %" PRIu64 " (bound %" PRIu64 ")\n",
+           OLDEST_ROUNDS, OLDEST_WIDTH, st.max_deque_depth, bound);
+    if (st.max_deque_depth > bound)
+        WS_TEST_FAIL("a deque %" PRIu64 " deep, above %" PRIu64 ": dead slots piled up",
+                     st.max_deque_depth, bound);
+    ws_pool_destroy(pool);
 }
 
 /* ---- outside ----------------------------------------------------------------------------- */
@@ -1358,6 +1405,8 @@ int main(int argc, char **argv)
         case_any_order(workers);
     else if (strcmp(c, "nqueens") == 0)
         case_nqueens(workers, no_spares);
+    else if (strcmp(c, "oldest_first") == 0)
+        case_oldest_first();
     else if (strcmp(c, "outside") == 0)
         case_outside(workers);
     else if (strcmp(c, "passed") == 0)
