@@ -191,8 +191,8 @@ struct ws__future_rec {
 WS_API void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old);
 /* fn threw out of an inline get: a contract violation (aborts). */
 WS_API void ws__future_escaped(void);
-/* After an inline get, while its worker's deque may hold dead future slots: sweeps them off the
- * top, which the get's pop may have uncovered. */
+/* An inline get's pop, while its worker's deque may hold dead future slots: sweeps them off the
+ * top, which the pop may have uncovered. */
 WS_API void ws__future_drop_dead(void);
 
 /* The state word's values the inline futures test (src/future.c checks them): not started, in a
@@ -1033,6 +1033,10 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
                          0))
         return (ws_future_get)(f);
     ws__fast_pop(q, end - 1);
+    /* The pop may uncover dead slots (futures that gets claimed where they sat): they go
+     * before fn pushes anything above them. */
+    if (__builtin_expect(q->dead_slots != 0, 0))
+        ws__future_drop_dead();
     void *result;
     {
         /* Disarmed on the normal path, where the compiler drops the cleanup call. */
@@ -1047,8 +1051,6 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
     uint32_t old = __atomic_fetch_add(&r->task.state, WS__FUTURE_DONE - clear, __ATOMIC_ACQ_REL);
     if (__builtin_expect(old & WS__FUTURE_WAITER, 0))
         ws__future_finish_rare(r, old);
-    if (__builtin_expect(q->dead_slots != 0, 0))
-        ws__future_drop_dead();
     return result;
 }
 
