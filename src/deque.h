@@ -227,11 +227,11 @@ void ws__deque_check(const ws_deque *q);
  *   dead_slots    owner only: nonzero while the deque may hold slots of futures that a get
  *                 claimed where they sat, or that were cancelled: a get (the inline one too)
  *                 then sweeps them off its top. */
-#define WS__FUTURE_FIELDS      \
-    void *futures;             \
-    const void *pool;          \
-    uint32_t runner;           \
-    uint32_t futures_room;     \
+#define WS__FUTURE_FIELDS  \
+    void *futures;         \
+    const void *pool;      \
+    uint32_t runner;       \
+    uint32_t futures_room; \
     uint32_t dead_slots;
 
 typedef struct ws_sdeque {

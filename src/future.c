@@ -359,7 +359,7 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
     if (ran)
         run_claimed(w, f, popped, "future");
     else if (popped)
-        unqueue(f);                  /* a rival claimed it first; the slot we took is consumed */
+        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
     w->deque.dead_slots |= ran && !popped; /* its slot stays where it was, maybe in w's deque */
     ws__floor_restore(w, floor);
     return ran;
@@ -535,7 +535,7 @@ bool ws_future_cancel(ws_future *handle)
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == f->task.owner)
         w->deque.dead_slots |= cancelled; /* its slot may be in w's deque */
-    follow_up(f, todo);             /* the queue's slot goes when a worker reaches it (unqueue) */
+    follow_up(f, todo); /* the queue's slot goes when a worker reaches it (unqueue) */
     return cancelled;
 }
 
