@@ -977,6 +977,16 @@ WS_API void ws_future_free(ws_future *f);
  * futures). Every other case calls the library. WS_NO_INLINE_JOIN turns it off as well.
  * docs/api.md, "Futures", has the argument. */
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
+/* The inline get's claim and finish, by name, so that tests/model_future_inline.c can weaken
+ * each. */
+#ifndef WS__FUTURE_INLINE_CLAIM
+#define WS__FUTURE_INLINE_CLAIM(p, seen, v) \
+    __atomic_compare_exchange_n((p), (seen), (v), 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)
+#endif
+#ifndef WS__FUTURE_INLINE_FINISH
+#define WS__FUTURE_INLINE_FINISH(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#endif
+
 static inline void ws__future_unwind(struct ws__future_rec **guard)
 {
     if (__builtin_expect(*guard != NULL, 0))
@@ -1028,9 +1038,7 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
      * (docs/scheduler.md, "Getting a future"). Fails if a getter elsewhere claimed or cancelled
      * it, or announced itself: the library then does it all. */
     uint32_t claim = WS__FUTURE_TAKEN | WS__FUTURE_INLINE | q->runner;
-    if (__builtin_expect(!__atomic_compare_exchange_n(&r->task.state, &s, s | claim, 0,
-                                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED),
-                         0))
+    if (__builtin_expect(!WS__FUTURE_INLINE_CLAIM(&r->task.state, &s, s | claim), 0))
         return (ws_future_get)(f);
     ws__fast_pop(q, end - 1);
     /* The pop may uncover dead slots (futures that gets claimed where they sat): they go
@@ -1048,7 +1056,7 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
     /* acq_rel: the finish of future_state.h (ws__future_finish). The bits cleared are set and
      * DONE is not, so the addition cannot carry. */
     uint32_t clear = claim | WS__FUTURE_QUEUED;
-    uint32_t old = __atomic_fetch_add(&r->task.state, WS__FUTURE_DONE - clear, __ATOMIC_ACQ_REL);
+    uint32_t old = WS__FUTURE_INLINE_FINISH(&r->task.state, WS__FUTURE_DONE - clear);
     if (__builtin_expect(old & WS__FUTURE_WAITER, 0))
         ws__future_finish_rare(r, old);
     return result;

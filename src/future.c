@@ -441,9 +441,7 @@ static void task_escaped(ws__task **guard)
 
 void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old)
 {
-    uint32_t clear =
-        WS_FUTURE_TAKEN | (old & (WS_FUTURE_RUNNER | WS_FUTURE_INLINE)) | WS_FUTURE_QUEUED;
-    follow_up((ws__future *)(void *)r, ws__future_finish_todo(old, clear));
+    follow_up((ws__future *)(void *)r, ws__future_inline_finish_todo(old));
 }
 
 void ws__future_drop_dead(void)

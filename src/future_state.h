@@ -107,6 +107,15 @@ static inline unsigned ws__future_finish_todo(uint32_t old, uint32_t clear)
            ws__future_recycle_if_free(old - clear + WS_FUTURE_DONE);
 }
 
+/* What the finish of worksteal.h's inline get, which found the word at old, asks for: it cleared
+ * its claim (TAKEN, RUNNER, INLINE) and the slot's QUEUED, as it took the slot back. */
+static inline unsigned ws__future_inline_finish_todo(uint32_t old)
+{
+    uint32_t clear =
+        WS_FUTURE_TAKEN | (old & (WS_FUTURE_RUNNER | WS_FUTURE_INLINE)) | WS_FUTURE_QUEUED;
+    return ws__future_finish_todo(old, clear);
+}
+
 /* The runner is done: clears `clear` (TAKEN and its RUNNER bits, and QUEUED if it took the
  * queue's slot) and sets DONE in one RMW. Returns WS_FUTURE_* flags. */
 static inline unsigned ws__future_finish(_Atomic uint32_t *state, uint32_t clear)

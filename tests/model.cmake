@@ -51,6 +51,13 @@ ws_add_model(model_future model_future WEAKEN=0:pass CANCEL=1:pass WEAKEN=1:fail
              WEAKEN=3:fail WEAKEN=4:fail WEAKEN=5:fail CANCEL=1,WEAKEN=4:fail
              CANCEL=1,WEAKEN=5:fail)
 
+# The futures' inline submit and get of worksteal.h (as they are, on the real deque) against a
+# getter elsewhere and a cancel: the function runs once, its result reaches every getter, no
+# waiter sleeps through the finish; fails with the inline claim a store, its finish relaxed, or
+# its finish a load and a store (tests/model_future_inline.c).
+ws_add_model(model_future_inline model_future_inline WEAKEN=0:pass CANCEL=1:pass WEAKEN=1:fail
+             WEAKEN=2:fail WEAKEN=3:fail)
+
 # The stack tasks' task stack (src/frames.c, with the header's inline spawn and sync) on the
 # real deque: every leaf runs once with its arguments, a thief's request is never lost with the
 # stack spawns' fast path open, and the flush keeps the deque in spawn order; fails with the

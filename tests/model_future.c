@@ -10,15 +10,12 @@
  *              started; else announces itself and sleeps on the futex; once DONE reads the
  *              result, then frees the handle;
  *   canceller  (CANCEL=1) cancels it.
- * Every change is followed as future.c follows it: a wake on the futex, and a recycling of the
- * record, which overwrites the result (so GenMC reports a data race with any read of the record
- * that the recycling is not ordered after). The futex is the kernel's: a wait queues itself if
- * the word holds the value (atomically, under the bucket lock), and then sleeps until a wake
- * issued after it queued; the model ends a sleeping getter there and main checks that such a
- * wake came. Checked in every execution: the function ran exactly once, or never when the cancel
- * won (and the cancel wins only if it never ran); a getter that read DONE read the result (42)
- * or saw the cancel; a sleeper is woken; the record is recycled once when both references are
- * gone, never while one is held.
+ * Every change is followed as future.c follows it: a wake on the futex (model_sleep.h),
+ * and a recycling of the record, which overwrites the result (so GenMC reports a data race with
+ * any read of the record that the recycling is not ordered after). Checked in every execution: the
+ * function ran exactly once, or never when the cancel won (and the cancel wins only if it never
+ * ran); a getter that read DONE read the result (42) or saw the cancel; a sleeper is woken; the
+ * record is recycled once when both references are gone, never while one is held.
  *
  * WEAKEN=n breaks one thing the protocol relies on; the model must then fail (tests/model.cmake
  * checks that each variant does):
@@ -63,35 +60,17 @@ static uint32_t drop_plain(_Atomic uint32_t *p, uint32_t bit)
 #endif
 
 #include "future_state.h"
+#include "model_sleep.h"
 
 static _Atomic uint32_t state;
 static _Atomic int queued; /* the queue's slot: 1 once published (release) */
 static int result;         /* the record's memory: written by the run and by the recycling */
 static _Atomic int runs, recycled, cancel_won, got;
-static _Atomic uint32_t wakes; /* futex wakes issued */
-static int asleep;
-static uint32_t asleep_at;
-static pthread_mutex_t bucket = PTHREAD_MUTEX_INITIALIZER;
-
-static int futex_wait(uint32_t val)
-{
-    pthread_mutex_lock(&bucket);
-    int queue = atomic_load_explicit(&state, memory_order_relaxed) == val;
-    if (queue) {
-        asleep = 1;
-        asleep_at = atomic_load_explicit(&wakes, memory_order_relaxed);
-    }
-    pthread_mutex_unlock(&bucket);
-    return queue;
-}
 
 static void follow_up(unsigned todo)
 {
-    if (todo & WS_FUTURE_WAKE) {
-        pthread_mutex_lock(&bucket);
-        atomic_fetch_add_explicit(&wakes, 1, memory_order_relaxed);
-        pthread_mutex_unlock(&bucket);
-    }
+    if (todo & WS_FUTURE_WAKE)
+        model_wake();
     if (todo & WS_FUTURE_RECYCLE) {
         atomic_fetch_add_explicit(&recycled, 1, memory_order_relaxed);
         result = -1; /* the next owner of the record writes it */
@@ -139,7 +118,7 @@ static void *getter(void *arg)
             continue;
         }
         uint32_t v = ws__state_announce(&state, s);
-        if (v != 0 && futex_wait(v))
+        if (v != 0 && model_sleep(0, &state, v))
             return NULL; /* asleep: main checks that it is woken */
     }
     return NULL; /* bounded: the model explores the executions where it got there */
@@ -170,7 +149,7 @@ int main(void)
     int won = atomic_load_explicit(&cancel_won, memory_order_relaxed);
     int ran = atomic_load_explicit(&runs, memory_order_relaxed);
     assert(ran == (won ? 0 : 1));
-    assert(!asleep || atomic_load_explicit(&wakes, memory_order_relaxed) > asleep_at);
+    model_check_woken();
     int freed = atomic_load_explicit(&recycled, memory_order_relaxed);
     assert(freed == (atomic_load_explicit(&got, memory_order_relaxed) ? 1 : 0));
     return 0;

@@ -9,9 +9,9 @@
  * word, and while jobs are counted announce itself and sleep on the futex. With SUBMIT=1 a third
  * thread counts a third job in while the others run (as a submitter may) and then completes it.
  *
- * The futex (the only OS part) is modelled as the kernel's: a wait checks the word and queues
- * itself atomically (under the bucket lock, a mutex here), then sleeps until a wake issued after
- * it queued; a wake issued while nobody is queued is lost. Checked in every execution: a waiter
+ * The futex (the only OS part) is modelled as the kernel's (model_sleep.h): a wait checks the
+ * word and queues itself atomically, then sleeps until a wake issued after it queued; a wake
+ * issued while nobody is queued is lost. Checked in every execution: a waiter
  * that reads 0 has seen both results (no data race on them); a waiter that went to sleep gets a
  * wake issued after it queued; the word ends at 0; the reference is given back exactly once
  * (HOLDS=1) and never otherwise.
@@ -51,37 +51,11 @@
 #endif
 
 #include "group_count.h"
+#include "model_sleep.h"
 
 static _Atomic uint32_t pending;
-static int result[3];          /* written by the jobs, read by the waiter once the count is 0 */
-static _Atomic int released;   /* pool references given back */
-static _Atomic uint32_t wakes; /* futex wakes issued on pending */
-static pthread_mutex_t bucket = PTHREAD_MUTEX_INITIALIZER;
-
-/* FUTEX_WAIT(word, val): queues the caller if the word holds val (true), else returns false.
- * A queued thread sleeps until a wake issued after it queued: the model ends the waiter there
- * and main checks that such a wake came (asleep_at: the wakes issued before it queued). */
-static int asleep = 0;
-static uint32_t asleep_at;
-static int futex_wait(_Atomic uint32_t *word, uint32_t val)
-{
-    pthread_mutex_lock(&bucket);
-    int queued = atomic_load_explicit(word, memory_order_relaxed) == val;
-    if (queued) {
-        asleep = 1;
-        asleep_at = atomic_load_explicit(&wakes, memory_order_relaxed);
-    }
-    pthread_mutex_unlock(&bucket);
-    return queued;
-}
-
-/* FUTEX_WAKE: wakes whoever is queued now. */
-static void futex_wake(void)
-{
-    pthread_mutex_lock(&bucket);
-    atomic_fetch_add_explicit(&wakes, 1, memory_order_relaxed);
-    pthread_mutex_unlock(&bucket);
-}
+static int result[3];        /* written by the jobs, read by the waiter once the count is 0 */
+static _Atomic int released; /* pool references given back */
 
 /* A job's completion, as group.c's count_out. */
 static void complete(int job)
@@ -89,7 +63,7 @@ static void complete(int job)
     result[job] = job + 1;
     unsigned todo = ws__group_count_down(&pending, 1);
     if (todo & WS_GROUP_WAKE)
-        futex_wake();
+        model_wake();
     if (todo & WS_GROUP_RELEASE)
         atomic_fetch_add_explicit(&released, 1, memory_order_relaxed);
 }
@@ -122,7 +96,7 @@ static void *waiter(void *arg)
             return NULL;
         }
         n = ws__group_count_announce(&pending, n);
-        if (n != 0 && futex_wait(&pending, n))
+        if (n != 0 && model_sleep(0, &pending, n))
             return NULL; /* asleep: main checks that it is woken */
     }
     return NULL; /* bounded: the word kept moving (the model explores other executions) */
@@ -140,7 +114,7 @@ int main(void)
     for (int i = 0; i < 3 + SUBMIT; i++)
         pthread_join(t[i], NULL);
     /* A sleeper is woken by a wake issued after it queued. */
-    assert(!asleep || atomic_load_explicit(&wakes, memory_order_relaxed) > asleep_at);
+    model_check_woken();
     assert(atomic_load_explicit(&pending, memory_order_relaxed) == 0);
     assert(atomic_load_explicit(&released, memory_order_relaxed) == HOLDS);
     return 0;
