@@ -123,16 +123,28 @@ static WS_NOINLINE void follow_up_rare(ws__future *f, unsigned todo)
 /* Claiming, running, finishing                                                              */
 /* ---------------------------------------------------------------------------------------- */
 
+/* Worker w's claim of f, taken from a queue or claimed where it sits: true if w runs it. */
 static bool claim(ws__worker *w, ws__future *f)
 {
     return ws__future_claim(&f->task.state, w->id + 1);
 }
 
-/* The runner w of f is done with it (queued: w took the queue's slot). f may be gone after. */
-static void finish(ws__worker *w, ws__future *f, bool queued)
+/* Worker w took f's slot back from the top of its own deque: f's own work begins at f's index,
+ * as with worksteal.h's inline get (docs/scheduler.md, "Getting a future"). w claims it INLINE
+ * from there and keeps its floor, so that a leapfrogger waiting for w's current task still sees
+ * that task's floor and everything f's run pushes above it. True if w runs it. */
+static bool claim_at_index(ws__worker *w, ws__future *f)
 {
-    uint32_t clear =
-        WS_FUTURE_TAKEN | (w->id + 1) << WS_FUTURE_RUNNER_SHIFT | (queued ? WS_FUTURE_QUEUED : 0);
+    /* read by leapfroggers after they see INLINE; published by the claim's release half */
+    f->bottom = ws__wdeque_owner_bottom(&w->deque) + 1;
+    return ws__future_claim_as(&f->task.state, ws__future_claim_bits(w->id + 1, true));
+}
+
+/* The runner w of f is done with it (at_index: claimed by claim_at_index; queued: w took the
+ * queue's slot). f may be gone after. */
+static void finish(ws__worker *w, ws__future *f, bool at_index, bool queued)
+{
+    uint32_t clear = ws__future_claim_bits(w->id + 1, at_index) | (queued ? WS_FUTURE_QUEUED : 0);
     follow_up(f, ws__future_finish(&f->task.state, clear));
 }
 
@@ -154,12 +166,12 @@ static void call_fn(void *p)
 /* Worker w claimed f: runs its function as a task taken from elsewhere (ws__run_taken_body: in no
  * group, profiled or traced as the pool asks) and finishes it (queued: w took the queue's
  * slot). */
-static void run_claimed(ws__worker *w, ws__future *f, bool queued, const char *what)
+static void run_claimed(ws__worker *w, ws__future *f, bool at_index, bool queued, const char *what)
 {
     ws__task body;
     ws__task_init(&body, call_fn, f);
     ws__run_taken_body(w, &body, what);
-    finish(w, f, queued);
+    finish(w, f, at_index, queued);
 }
 
 /* The task function of a future's record: run by a worker that took the record from a deque or
@@ -173,7 +185,7 @@ static void take_queued(void *p)
     bool injected = f->task.flags & F_INJECTED; /* read first: the record may be recycled */
     if (claim(w, f)) {
         call_fn(f);
-        finish(w, f, true);
+        finish(w, f, false, true);
     } else {
         unqueue(f);
     }
@@ -226,7 +238,7 @@ static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
     ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
     int64_t floor = ws__floor_raise(w);
     if (claim(w, f))
-        run_claimed(w, f, false, "future");
+        run_claimed(w, f, false, false, "future");
     ws__floor_restore(w, floor);
     return 0;
 }
@@ -318,7 +330,7 @@ static void drop_dead(ws__worker *w)
             return;
         }
         if (!is_dead_future(t)) {
-            ws__wdeque_push_size(w, t); /* back where it was (it was just popped: no growth) */
+            ws__wdeque_put_back(w, t);
             return;
         }
         ws__count(w, pops, 1);
@@ -341,7 +353,7 @@ static bool pop_if_newest(ws__worker *w, ws__future *f)
         ws__task *t = ws__wdeque_pop(&w->deque);
         if (t != &f->task) {
             if (t != NULL)
-                ws__wdeque_push_size(w, t); /* back where it was (just popped: no growth) */
+                ws__wdeque_put_back(w, t);
             return false;
         }
     }
@@ -353,14 +365,19 @@ static bool pop_if_newest(ws__worker *w, ws__future *f)
  * else claims it where it is queued and runs it. False if someone else runs it (or ran it). */
 static bool run_if_pending(ws__worker *w, ws__future *f)
 {
-    bool popped = pop_if_newest(w, f);
+    if (pop_if_newest(w, f)) {
+        bool ran = claim_at_index(w, f);
+        if (ran)
+            run_claimed(w, f, true, true, "future");
+        else
+            unqueue(f); /* a rival claimed it first; the slot we took is consumed */
+        return ran;
+    }
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
     bool ran = claim(w, f);
     if (ran)
-        run_claimed(w, f, popped, "future");
-    else if (popped)
-        unqueue(f); /* a rival claimed it first; the slot we took is consumed */
-    w->deque.dead_slots |= ran && !popped; /* its slot stays where it was, maybe in w's deque */
+        run_claimed(w, f, false, false, "future");
+    w->deque.dead_slots |= ran; /* its slot stays where it was, maybe in w's deque */
     ws__floor_restore(w, floor);
     return ran;
 }
@@ -459,17 +476,15 @@ static inline bool get_newest(ws__worker *w, ws__future *f)
         return false;
     ws__wdeque_pop_private(&w->deque);
     ws__count(w, pops, 1);
-    int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
-    bool ran = claim(w, f);
+    bool ran = claim_at_index(w, f);
     if (WS_LIKELY(ran)) {
         ws__task *guard WS_UNWIND_GUARD(task_escaped) = &f->task;
         f->result = f->fn(f->arg);
         guard = NULL;
-        finish(w, f, true);
+        finish(w, f, true, true);
     } else {
         unqueue(f); /* a rival claimed it first; the slot we took is consumed */
     }
-    ws__floor_restore(w, floor);
     return ran;
 }
 

@@ -38,8 +38,9 @@ enum {
     WS_FUTURE_RUNNER_SHIFT = 8,
     WS_FUTURE_RUNNER = 0xFFFFu << WS_FUTURE_RUNNER_SHIFT,
     WS_FUTURE_HANDLE = 1u << 24,
-    /* With TAKEN: claimed by worksteal.h's inline get, on the deque that queued it, from its
-     * newest private index (the record's bottom - 1), where its own work begins. */
+    /* With TAKEN: claimed by a get that took it back from the top of the deque that queued it
+     * (worksteal.h's inline get, or the library's); its own work begins at the record's
+     * bottom - 1, and the runner's floor stays that of its current task. */
     WS_FUTURE_INLINE = 1u << 25,
     /* A recycled record's word until it is reused: no kind bits, so not a future. */
     WS_FUTURE_FREED = 0x0F0E0000u,
@@ -83,21 +84,35 @@ static inline unsigned ws__future_recycle_if_free(uint32_t now)
                : 0;
 }
 
-/* Worker runner (its id + 1) claims the future if it has not started: true if it is now its
- * runner. */
-static inline bool ws__future_claim(_Atomic uint32_t *state, uint32_t runner)
+/* A claim's bits: TAKEN, the runner (a worker's id + 1), and INLINE if the runner took the
+ * future's slot back from its own deque and runs it at its index. */
+static inline uint32_t ws__future_claim_bits(uint32_t runner, bool at_index)
+{
+    return WS_FUTURE_TAKEN | runner << WS_FUTURE_RUNNER_SHIFT | (at_index ? WS_FUTURE_INLINE : 0);
+}
+
+/* Claims the future with `bits` (ws__future_claim_bits) if it has not started: true if the
+ * caller is now its runner. */
+static inline bool ws__future_claim_as(_Atomic uint32_t *state, uint32_t bits)
 {
     /* relaxed: the CAS below decides. */
     uint32_t s = ws_load_relaxed(state);
     while (!(s & (WS_FUTURE_TAKEN | WS_FUTURE_DONE))) {
         /* acq_rel: the acquire half orders the run after the submitter's writes (a getter
          * may hold the handle by a route no queue ordered); the release half publishes the
-         * runner's floor to leapfroggers (wait.c). Fails if a rival claimed or cancelled it,
-         * or a getter announced itself (then we try again). */
-        if (WS_FUTURE_CLAIM_CAS(state, &s, s | WS_FUTURE_TAKEN | runner << WS_FUTURE_RUNNER_SHIFT))
+         * runner's floor (or, INLINE, the record's bottom) to leapfroggers (wait.c). Fails if
+         * a rival claimed or cancelled it, or a getter announced itself (then we try again). */
+        if (WS_FUTURE_CLAIM_CAS(state, &s, s | bits))
             return true;
     }
     return false;
+}
+
+/* Worker runner (its id + 1) claims the future if it has not started, as one taken from a queue
+ * or claimed where it sits: true if it is now its runner. */
+static inline bool ws__future_claim(_Atomic uint32_t *state, uint32_t runner)
+{
+    return ws__future_claim_as(state, ws__future_claim_bits(runner, false));
 }
 
 /* What a finish that found the word at old, and cleared `clear` (and set DONE), asks for. */
@@ -116,8 +131,8 @@ static inline unsigned ws__future_inline_finish_todo(uint32_t old)
     return ws__future_finish_todo(old, clear);
 }
 
-/* The runner is done: clears `clear` (TAKEN and its RUNNER bits, and QUEUED if it took the
- * queue's slot) and sets DONE in one RMW. Returns WS_FUTURE_* flags. */
+/* The runner is done: clears `clear` (its claim's bits, and QUEUED if it took the queue's
+ * slot) and sets DONE in one RMW. Returns WS_FUTURE_* flags. */
 static inline unsigned ws__future_finish(_Atomic uint32_t *state, uint32_t clear)
 {
     /* acq_rel: the release half publishes the result to getters' acquire reads of DONE; the

@@ -403,7 +403,7 @@ static ws__task *own_job(ws__worker *w, ws__group *g)
             ws__count(w, pops, 1);
             return t;
         }
-        ws__wdeque_push_size(w, t); /* not g's: back where it was (no growth) */
+        ws__wdeque_put_back(w, t);
     }
     ws_pool *pool = w->pool;
     t = ws__injector_take_owned(&pool->urgent, g);

@@ -184,8 +184,9 @@ typedef struct ws__future {
     void *result;           /* written by the runner before DONE, read after it */
     _Atomic uint32_t error; /* ws_future_fail's: set once by a CAS from 0 */
     /* worksteal.h's inline futures: the deque's bottom after the push that queued the future,
-     * if the inline get may take it back from there (else WS__NOT_INLINE); the worker (its
-     * struct ws__fast) on whose list of free records it may go (else NULL). Submitter only. */
+     * if the inline get may take it back from there (else WS__NOT_INLINE), and once claimed
+     * INLINE, one past the index where its work begins; the worker (its struct ws__fast) on
+     * whose list of free records it may go (else NULL). Written by the submitter's worker. */
     int64_t bottom;
     struct ws__fast *home;
 } ws__future;
@@ -809,6 +810,20 @@ static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
     if (published)
         ws__idle_notify(w->pool);
     return before;
+}
+
+/* Worker w puts back t, which it popped only to look at it (a wait that takes only its own
+ * work). A pop that took the last public item moved top past it, so t may land one index
+ * higher: a future that w queued learns its new index, or its get would not find it newest and
+ * would claim it where it sits, leaving a dead slot among the public items, below the floor of
+ * every task w starts meanwhile, where it keeps leapfroggers from everything above it. */
+static inline void ws__wdeque_put_back(ws__worker *w, ws__task *t)
+{
+    ws__wdeque_push_size(w, t); /* it was just popped: no growth, cannot fail */
+    ws__future *f = (ws__future *)(void *)t;
+    if (ws__task_kind(t) == WS_KIND_FUTURE && f->home == ws__worker_fast(w) &&
+        f->bottom != WS__NOT_INLINE)
+        f->bottom = ws__wdeque_owner_bottom(&w->deque);
 }
 
 static inline bool ws__idle_any(ws_pool *pool)

@@ -135,7 +135,7 @@ static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task 
          * (thieves take the oldest first), and it marked t in its own program order. */
         if ((ws_load_relaxed(&t->state) & 3u) == WS_TASK_PENDING)
             ws__contract_violation(function, "the deque holds a task that was never synced");
-        ws__wdeque_push_size(w, p); /* it was just popped: no growth, cannot fail */
+        ws__wdeque_put_back(w, p);
         return NULL;
     }
     return p;

@@ -28,6 +28,11 @@ foreach(c fail busy oldest_first other_pool abort_double_free abort_get_after_fr
   ws_add_test(test_future SOURCES test_future.c TIMEOUT 180 LABELS future ARGS ${c})
 endforeach()
 
+# Where a get that takes its future back runs it: the worker's floor, the claim, the deque.
+foreach(c at_index put_back)
+  ws_add_test(test_future_index SOURCES test_future_index.c TIMEOUT 60 LABELS future ARGS ${c})
+endforeach()
+
 # ws::async and ws::future<T> (worksteal.hpp), when a C++ compiler is installed (tests/cxx.cmake
 # enables the language).
 if(CMAKE_CXX_COMPILER)
