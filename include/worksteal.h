@@ -613,7 +613,19 @@ WS_API void ws__frames_mismatch(const char *name);
 /* x86-64: ws__frames_spawn_slow behind a call that keeps the general registers (src/frames.c,
  * in assembly), so that the values a task computes with after a WS_SPAWN stay in scratch
  * registers across the spawn rather than in callee-saved ones that the task would save and
- * restore on every call. Called only from the inline asm below, which says what it changes. */
+ * restore on every call. Called only from the inline asm below, which says what it changes.
+ *
+ * What may run between that asm and the routine: with the shared library the call goes through
+ * the program's PLT, and a process's first call through the dynamic linker's lazy resolver
+ * (_dl_runtime_resolve, which may also run an IFUNC resolver); a sanitizer runtime adds nothing
+ * here (the routine is ours, not intercepted). The x86-64 psABI lets such linkage code change any
+ * register that carries no argument: of the general registers, r10 (the static chain) and r11
+ * (the PLT's and the resolver's scratch). The resolver keeps the argument registers and rax for
+ * the callee, and the callee-saved ones by the calling convention. The routine keeps every
+ * general register. So the asm names r10 and r11 as changed, with the flags, memory and the
+ * vector and mask registers (which the routine's C function may change); every other general
+ * register survives the call, whatever the link. The static library and -Wl,-z,now bind the call
+ * before it runs, and hid the two registers' loss; tests/test_stack_link.c checks both links. */
 WS_API void ws__frames_spawn_slow_saving(void);
 
 #if defined(__GNUC__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
@@ -639,8 +651,9 @@ slow:
                      "leaq 128(%%rsp), %%rsp"
                      :
                      : "D"(w)
-                     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
-                       "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+                     : "memory", "cc", "r10", "r11", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",
+                       "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+                       "xmm15"
 #if defined(__AVX512F__)
                        ,
                        "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",

@@ -115,3 +115,34 @@ target_compile_options(test_sched_stack_strict PRIVATE -Werror)
 add_test(NAME test_sched_stack_strict
          COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target test_sched_stack_strict)
 set_tests_properties(test_sched_stack_strict PROPERTIES TIMEOUT 300 LABELS sched)
+
+# The stack tasks as a user links them (tests/test_stack_link.c): against the shared library with
+# lazy binding, and against the static library, at -O0 and -O2; a register pinned across the
+# slow spawn's inline asm must keep its value.
+foreach(link shared static)
+  foreach(opt O0 O2)
+    set(t test_stack_link_${link}_${opt})
+    add_executable(${t} test_stack_link.c)
+    target_link_libraries(${t} PRIVATE worksteal_${link} ws_warnings)
+    target_compile_options(${t} PRIVATE -${opt})
+    if(link STREQUAL "shared")
+      target_compile_definitions(${t} PRIVATE WS_TEST_LAZY)
+      target_link_options(${t} PRIVATE -Wl,-z,lazy)
+    endif()
+    ws_add_test(${t} TIMEOUT 120 LABELS sched)
+  endforeach()
+endforeach()
+# Every stack-task case once more against the shared library, bound lazily: the same source,
+# without the case that needs the library's internal allocation hook.
+add_executable(test_sched_stack_shared test_sched_stack.c)
+target_link_libraries(test_sched_stack_shared PRIVATE worksteal_shared ws_warnings)
+target_include_directories(test_sched_stack_shared PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(test_sched_stack_shared PRIVATE _GNU_SOURCE WS_TEST_SHARED)
+target_link_options(test_sched_stack_shared PRIVATE -Wl,-z,lazy)
+foreach(c arity nested deep boundary mix order stress spread)
+  ws_add_test(test_sched_stack_shared TIMEOUT 180 LABELS sched ARGS ${c} 2)
+endforeach()
+foreach(c "stats 1" "profile 2" abort_sync_other abort_sync_none abort_unsynced)
+  separate_arguments(args UNIX_COMMAND "${c}")
+  ws_add_test(test_sched_stack_shared TIMEOUT 180 LABELS sched ARGS ${args})
+endforeach()
