@@ -158,8 +158,10 @@ struct ws__fast {
     const void *pool;
     uint32_t runner;
     uint32_t futures_room;
-    uint32_t dead_slots;
+    uint32_t dead_slots; /* atomic (src/deque.h): the inline submit leaves it to the library
+                            from WS__DEAD_REMOTE on, and the inline get sweeps when it is set */
 };
+#define WS__DEAD_REMOTE 2u
 
 /* A fork child's task record (the leading fields of the library's ws__task). flags comes
  * before state, so that the inline push writes both (state 0, flags below 2^31) with one store
@@ -205,6 +207,9 @@ WS_API void ws__future_drop_dead(void);
 #define WS__FUTURE_WAITER    0x4u
 #define WS__FUTURE_QUEUED    0x80u
 #define WS__FUTURE_INLINE    0x02000000u
+/* A future's deque item is its record's address with this bit set: a free task, which a wait's
+ * help never takes (src/deque.h, WS_SDEQUE_ITEM_FREE). */
+#define WS__ITEM_FREE 1u
 
 /* A spawned task's record (a ws_task), and the inline join's: the task, then the deque's bottom
  * just after the inline fork pushed it (one past its index; at least 1, since indices start at
@@ -1014,7 +1019,8 @@ ws__future_submit_inline(ws_future **out, ws_pool *pool, ws_future_fn fn, void *
     int64_t bottom = __atomic_load_n(&q->bottom, __ATOMIC_RELAXED);
     if (__builtin_expect(out == NULL || fn == NULL || r == NULL ||
                              (pool != NULL && (const void *)pool != q->pool) ||
-                             !ws__fast_room(q, bottom),
+                             !ws__fast_room(q, bottom) ||
+                             __atomic_load_n(&q->dead_slots, __ATOMIC_RELAXED) >= WS__DEAD_REMOTE,
                          0))
         return (ws_future_submit)(out, pool, fn, arg);
     /* relaxed: the list is the owner's. */
@@ -1026,9 +1032,12 @@ ws__future_submit_inline(ws_future **out, ws_pool *pool, ws_future_fn fn, void *
     /* relaxed: published by the store of bottom, as an inline spawn's record is. */
     __atomic_store_n(&r->error, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&r->task.state, WS__FUTURE_PENDING, __ATOMIC_RELAXED);
-    __atomic_store_n(&q->slot[(uint64_t)bottom & q->mask], (void *)r, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->slot[(uint64_t)bottom & q->mask], (void *)((uintptr_t)r | WS__ITEM_FREE),
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&q->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
-    r->bottom = bottom + 1;
+    /* relaxed: read by this worker's inline get (after its home test: other threads skip it) and
+     * by leapfroggers after an INLINE claim's release. */
+    __atomic_store_n(&r->bottom, bottom + 1, __ATOMIC_RELAXED);
     *out = (ws_future *)(void *)r;
     return 0;
 }
@@ -1041,10 +1050,13 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
         return (ws_future_get)(f);
     /* acquire: as the library's read of the word (future_state.h). */
     uint32_t s = __atomic_load_n(&r->task.state, __ATOMIC_ACQUIRE);
-    int64_t end = r->bottom;
     /* Pushed on this worker's deque (home), still the newest item there, private, and not
-     * started: as the inline sync's test (docs/deque.md, "The inline fast path"). */
-    if (__builtin_expect(s != WS__FUTURE_PENDING || r->home != q || !ws__fast_owns(q, end), 0))
+     * started: as the inline sync's test (docs/deque.md, "The inline fast path"). The home test
+     * comes first: only the home worker reads bottom (relaxed: its own write). */
+    if (__builtin_expect(s != WS__FUTURE_PENDING || r->home != q, 0))
+        return (ws_future_get)(f);
+    int64_t end = __atomic_load_n(&r->bottom, __ATOMIC_RELAXED);
+    if (__builtin_expect(!ws__fast_owns(q, end), 0))
         return (ws_future_get)(f);
     /* acq_rel: the claim of future_state.h (ws__future_claim), marked INLINE: a getter
      * elsewhere that leapfrogs takes only items at or above the future's own index, end - 1
@@ -1056,7 +1068,7 @@ static inline __attribute__((always_inline)) void *ws__future_get_inline(ws_futu
     ws__fast_pop(q, end - 1);
     /* The pop may uncover dead slots (futures that gets claimed where they sat): they go
      * before fn pushes anything above them. */
-    if (__builtin_expect(q->dead_slots != 0, 0))
+    if (__builtin_expect(__atomic_load_n(&q->dead_slots, __ATOMIC_RELAXED) != 0, 0))
         ws__future_drop_dead();
     void *result;
     {
@@ -1124,7 +1136,9 @@ WS_API void ws_block_end(void);
     X(steals_l2, SUM, "steals between placed workers sharing an L2 (or a core)")            \
     X(steals_l3, SUM, "steals between placed workers sharing an L3, not an L2")             \
     X(steals_numa, SUM, "steals within a NUMA node (or package), not an L3")                \
-    X(steals_remote, SUM, "steals between placed workers on different NUMA nodes")
+    X(steals_remote, SUM, "steals between placed workers on different NUMA nodes")          \
+    X(handoffs, SUM,                                                                        \
+      "tasks a wait took but may not run (not waited for), queued for the workers' loops")
 
 typedef struct ws_stats {
 #define WS_STATS_FIELD_(name, kind, doc) uint64_t name;

@@ -33,6 +33,7 @@
 #define ws_fetch_or_relaxed(p, v)  atomic_fetch_or_explicit((p), (v), memory_order_relaxed)
 #define ws_fetch_or_acq_rel(p, v)  atomic_fetch_or_explicit((p), (v), memory_order_acq_rel)
 #define ws_fetch_and_acq_rel(p, v) atomic_fetch_and_explicit((p), (v), memory_order_acq_rel)
+#define ws_fetch_and_relaxed(p, v) atomic_fetch_and_explicit((p), (v), memory_order_relaxed)
 
 /* Strong CAS; on failure *expected receives the current value, read with relaxed order. */
 #define ws_cas_seq_cst(p, expected, desired)                                                  \

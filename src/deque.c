@@ -688,6 +688,25 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     return item;
 }
 
+void ws__sdeque_sweep_free(ws_sdeque *q, bool (*keep)(void *item, int64_t index, void *ctx),
+                           void *ctx)
+{
+    /* relaxed: the owner's own variable and its own writes of the private slots. */
+    int64_t b = ws_load_relaxed(&q->bottom), start = b;
+    while (
+        start > q->guard &&
+        ((uintptr_t)ws_load_relaxed(&q->slot[(size_t)(start - 1) & q->mask]) & WS_SDEQUE_ITEM_FREE))
+        start--;
+    int64_t to = start;
+    for (int64_t i = start; i < b; i++) {
+        void *item = ws_load_relaxed(&q->slot[(size_t)i & q->mask]);
+        if (keep(item, to, ctx))
+            ws_store_relaxed(&q->slot[(size_t)to++ & q->mask], item);
+    }
+    if (to != b)
+        WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, to); /* release: as every store of bottom */
+}
+
 static void sdeque_ask(ws_sdeque *q)
 {
     /* relaxed: looking first keeps a waiting thief from writing the owner's line over and
@@ -755,6 +774,10 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
     /* release: our reads of the array happen before the owner frees it (its seq_cst load of
      * stealers in sdeque_reclaim reads this decrement or a later value). */
     WS_SDEQUE_LEAVE(&q->stealers);
+    /* A wait's help takes no free item. The slot may be stale here, but then the CAS below
+     * would fail anyway: a refusal is never wrong, and a taken item's tag is the one read. */
+    if (bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
+        return NULL;
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
     if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1)) {

@@ -224,15 +224,19 @@ void ws__deque_check(const ws_deque *q);
  *   pool, runner  set before the worker's thread starts: its pool, and its id + 1 shifted to a
  *                 future's runner bits;
  *   futures_room  owner only: how many more records the inline free may keep on `futures`;
- *   dead_slots    owner only: nonzero while the deque may hold slots of futures that a get
- *                 claimed where they sat, or that were cancelled: a get (the inline one too)
- *                 then sweeps them off its top. */
+ *   dead_slots    any thread (relaxed RMWs; the owner clears): WS_DEAD_LOCAL while the deque
+ *                 may hold slots of futures that this worker claimed where they sat, or
+ *                 cancelled: a get (the inline one too) then sweeps them off its top; plus
+ *                 WS_DEAD_REMOTE for each future of this worker's that another thread made dead
+ *                 since the owner last swept: its next submit sweeps the private part
+ *                 (worksteal.h's inline submit leaves it to the library from WS_DEAD_REMOTE on). */
 #define WS__FUTURE_FIELDS  \
     void *futures;         \
     const void *pool;      \
     uint32_t runner;       \
     uint32_t futures_room; \
-    uint32_t dead_slots;
+    _Atomic uint32_t dead_slots;
+enum { WS_DEAD_LOCAL = 1, WS_DEAD_REMOTE = 2 };
 
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by
@@ -296,8 +300,14 @@ void ws_sdeque_destroy(ws_sdeque *q);
 /* Any thread; lock-free. The oldest public item, or NULL: none is public (the call then asks
  * the owner to share), or a race was lost. */
 void *ws_sdeque_steal(ws_sdeque *q);
+/* Items are task addresses, with bit 0 set for a free task (WS_SDEQUE_ITEM_FREE: a future or a
+ * job, which no frame of the owner's is bound to wait for; internal.h, ws__deque_item). The
+ * deque hands every item back as it was pushed, tag included, and the caller strips it; the one
+ * operation that reads the tag is the bounded steal below, which leaves a free item where it is. */
+#define WS_SDEQUE_ITEM_FREE ((uintptr_t)1)
 /* Any thread; lock-free. As ws_sdeque_steal, but only an item at index floor or above (an
- * index the owner's bottom had: items it pushed since), else NULL. */
+ * index the owner's bottom had: items it pushed since) that is not free, else NULL (a free item
+ * at the top blocks the items above it: the steal takes the top or nothing). */
 void *ws__sdeque_steal_above(ws_sdeque *q, int64_t floor);
 /* Any thread: public and private items together. Approximate while others run. */
 size_t ws_sdeque_size(const ws_sdeque *q);
@@ -398,6 +408,24 @@ static inline void *ws__sdeque_peek_private(ws_sdeque *q)
     return b >= q->guard ? ws_load_relaxed(&q->slot[(size_t)b & q->mask]) : NULL;
 }
 
+/* Owner only: whether the newest item, public or private, is free (WS_SDEQUE_ITEM_FREE), as
+ * far as the owner can tell without taking it: a thief may take a public one meanwhile, and an
+ * empty deque's answer means nothing (a pop then finds nothing). The slot is the owner's own
+ * write, and its tag is read without following the pointer. */
+static inline bool ws__sdeque_newest_is_free(ws_sdeque *q)
+{
+    /* relaxed: the owner's own variable and its own write of the slot. */
+    int64_t b = ws_load_relaxed(&q->bottom) - 1;
+    return ((uintptr_t)ws_load_relaxed(&q->slot[(size_t)b & q->mask]) & WS_SDEQUE_ITEM_FREE) != 0;
+}
+
+/* Owner only: sweeps the private items that keep(item, index, ctx) rejects out of the run of
+ * free items on top of the deque (from the newest down to the first item that is not free, or
+ * the guard), keeping the others in their order; keep learns the index each kept item moves to.
+ * The run is private, so no thief can take from it meanwhile. */
+void ws__sdeque_sweep_free(ws_sdeque *q, bool (*keep)(void *item, int64_t index, void *ctx),
+                           void *ctx);
+
 /* Owner only: takes back the newest item, which ws__sdeque_peek_private has just returned. */
 static inline void ws__sdeque_pop_private(ws_sdeque *q)
 {
@@ -430,6 +458,7 @@ size_t ws_locked_deque_size(const ws_locked_deque *q);                 /* any th
 int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item);    /* as ws__deque_push_size */
 /* Owner only; lock-free: the size and bottom read without the lock (estimates). */
 int64_t ws__locked_deque_owner_bottom(ws_locked_deque *q);
+bool ws__locked_deque_newest_is_free(ws_locked_deque *q); /* as the split deque's; may block */
 int64_t ws__locked_deque_owner_size(ws_locked_deque *q, int64_t b);
 
 #endif /* WS_DEQUE_H */

@@ -111,7 +111,10 @@ void *ws__locked_deque_steal_above(ws_locked_deque *q, int64_t floor)
     int64_t top = ws_load_relaxed(&q->top);
     if (ws_load_relaxed(&q->bottom) > top && top >= floor) {
         item = q->slot[(size_t)top & q->mask];
-        ws_store_relaxed(&q->top, top + 1);
+        if (floor != INT64_MIN && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
+            item = NULL; /* as the split deque's bounded steal: never a free item */
+        else
+            ws_store_relaxed(&q->top, top + 1);
     }
     pthread_mutex_unlock(&q->lock);
     return item;
@@ -122,6 +125,17 @@ size_t ws_locked_deque_size(const ws_locked_deque *q)
     ws_locked_deque *m = (ws_locked_deque *)q;
     int64_t n = ws__locked_deque_owner_size(m, ws__locked_deque_owner_bottom(m));
     return n > 0 ? (size_t)n : 0;
+}
+
+bool ws__locked_deque_newest_is_free(ws_locked_deque *q)
+{
+    pthread_mutex_lock(&q->lock);
+    /* relaxed: under the lock. */
+    int64_t bottom = ws_load_relaxed(&q->bottom);
+    bool free = bottom > ws_load_relaxed(&q->top) &&
+                ((uintptr_t)q->slot[(size_t)(bottom - 1) & q->mask] & WS_SDEQUE_ITEM_FREE);
+    pthread_mutex_unlock(&q->lock);
+    return free;
 }
 
 int64_t ws__locked_deque_owner_bottom(ws_locked_deque *q)

@@ -40,7 +40,8 @@ _Static_assert(WS__FUTURE_PENDING == (WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUT
                    WS__FUTURE_HELD_DONE == (WS_FUTURE_KIND | WS_FUTURE_HANDLE | WS_FUTURE_DONE) &&
                    WS__FUTURE_FREED == WS_FUTURE_FREED && WS__FUTURE_TAKEN == WS_FUTURE_TAKEN &&
                    WS__FUTURE_DONE == WS_FUTURE_DONE && WS__FUTURE_WAITER == WS_FUTURE_WAITER &&
-                   WS__FUTURE_QUEUED == WS_FUTURE_QUEUED && WS__FUTURE_INLINE == WS_FUTURE_INLINE,
+                   WS__FUTURE_QUEUED == WS_FUTURE_QUEUED && WS__FUTURE_INLINE == WS_FUTURE_INLINE &&
+                   WS__ITEM_FREE == WS_SDEQUE_ITEM_FREE,
                "worksteal.h's inline futures must test future_state.h's values");
 
 /* task.flags of a future queued through the injector: it holds a pool reference until a worker
@@ -135,8 +136,8 @@ static bool claim(ws__worker *w, ws__future *f)
  * that task's floor and everything f's run pushes above it. True if w runs it. */
 static bool claim_at_index(ws__worker *w, ws__future *f)
 {
-    /* read by leapfroggers after they see INLINE; published by the claim's release half */
-    f->bottom = ws__wdeque_owner_bottom(&w->deque) + 1;
+    /* relaxed: read by leapfroggers after they see INLINE; published by the claim's release */
+    ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque) + 1);
     return ws__future_claim_as(&f->task.state, ws__future_claim_bits(w->id + 1, true));
 }
 
@@ -206,7 +207,7 @@ static inline void future_init(ws__future *f, ws_pool *pool, ws_future_fn fn, vo
     f->task.arg = f;
     f->task.flags = flags;
     f->task.owner = pool;
-    f->bottom = WS__NOT_INLINE;
+    ws_store_relaxed(&f->bottom, WS__NOT_INLINE); /* relaxed: as the stores below */
     f->home = home;
     f->fn = fn;
     f->arg = arg;
@@ -231,7 +232,7 @@ static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
 {
     if (ws__fork_push(w, &f->task)) {
         if (!measured(w)) /* the inline get checks that it is still newest and private */
-            f->bottom = ws__wdeque_owner_bottom(&w->deque);
+            ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque)); /* as below */
         return 0;
     }
     /* relaxed: still private. */
@@ -261,6 +262,8 @@ static WS_NOINLINE int submit_outside(ws__future **out, ws_pool *pool, ws_future
     return 0;
 }
 
+static void sweep_remote_dead(ws__worker *w);
+
 int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
 {
     if (WS_UNLIKELY(out == NULL || fn == NULL))
@@ -270,6 +273,7 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
         return submit_outside((ws__future **)out, pool != NULL ? pool : ws_default_pool(), fn, arg);
     /* On a worker of the pool: part of the work its destroy waits for already; on its deque as
      * a spawn. */
+    sweep_remote_dead(w);
     ws__future *f = take_ready(w);
     if (WS_UNLIKELY(f == NULL))
         return ENOMEM;
@@ -277,8 +281,10 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
     *out = (ws_future *)(void *)f;
     if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
         return submit_rare(w, f);
-    ws__wdeque_push_fitting(&w->deque, &f->task);
-    f->bottom = ws__wdeque_owner_bottom(&w->deque); /* the inline get may take it back */
+    ws__wdeque_push_fitting(&w->deque, ws__deque_item(&f->task));
+    /* relaxed: the inline get may take it back (read by this worker's gets; leapfroggers read
+     * only a claimed future's) */
+    ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque));
     ws__count(w, spawns, 1);
     return 0;
 }
@@ -286,6 +292,26 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
 /* ---------------------------------------------------------------------------------------- */
 /* Getting                                                                                   */
 /* ---------------------------------------------------------------------------------------- */
+
+/* Thread w (its worker, or NULL) made f dead while its slot may still sit in its home deque
+ * (f->home: the deque of the worker that submitted it, if any): the home worker sweeps it, its
+ * gets off the top when w is that worker, its next submit through the private part otherwise. */
+static void mark_dead(ws__worker *w, ws__future *f)
+{
+    /* relaxed, here and below: a hint the home worker reads at its gets and submits; RMWs, so
+     * that marks made at once by several threads all count. */
+    if (w != NULL && w->pool == f->task.owner && f->home == ws__worker_fast(w)) {
+        ws_fetch_or_relaxed(&w->deque.dead_slots, WS_DEAD_LOCAL);
+        return;
+    }
+#ifndef WS_LOCKED_DEQUE /* (there every future's home is the no-fast-path line) */
+    if (f->home == NULL)
+        return; /* submitted from elsewhere: queued in an injector, whose taker lets go of it */
+    ws_sdeque *home = (ws_sdeque *)(void *)f->home; /* struct ws__fast begins a ws_sdeque */
+    if (ws_load_relaxed(&home->dead_slots) < UINT32_MAX / 2) /* a count, not a wrap */
+        ws_fetch_add_relaxed(&home->dead_slots, WS_DEAD_REMOTE);
+#endif
+}
 
 /* Is t a future whose queue slot no longer matters (claimed by a getter, or cancelled)? */
 static inline bool is_dead_future(ws__task *t)
@@ -304,7 +330,8 @@ static inline bool is_dead_future(ws__task *t)
 static WS_NOINLINE void drop_dead_private_rare(ws__worker *w);
 static inline void drop_dead_private(ws__worker *w)
 {
-    if (WS_UNLIKELY(w->deque.dead_slots))
+    /* relaxed: a hint; other threads only add to it (mark_dead). */
+    if (WS_UNLIKELY(ws_load_relaxed(&w->deque.dead_slots)))
         drop_dead_private_rare(w);
 }
 
@@ -318,19 +345,64 @@ static WS_NOINLINE void drop_dead_private_rare(ws__worker *w)
     }
 }
 
-/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get. An
- * empty deque clears the hint. */
+#ifndef WS_LOCKED_DEQUE
+/* The sweep's keep(): lets go of a dead future's slot; a live future of this worker's learns
+ * where it now sits (its inline get's test). */
+static bool keep_live(void *item, int64_t index, void *ctx)
+{
+    ws__worker *w = ctx;
+    ws__task *t = ws__item_task(item);
+    if (is_dead_future(t)) {
+        unqueue(future_of(t));
+        return false;
+    }
+    ws__future *f = future_of(t);
+    /* relaxed: this worker's own field while the future is queued here (as in put_back). */
+    if (ws__task_kind(t) == WS_KIND_FUTURE && f->home == ws__worker_fast(w) &&
+        ws_load_relaxed(&f->bottom) != WS__NOT_INLINE)
+        ws_store_relaxed(&f->bottom, index + 1);
+    return true;
+}
+#endif
+
+/* Before a submit on worker w: if other threads made futures of w's dead since its last sweep,
+ * lets go of their slots in the private top of its deque (the free items above its newest
+ * waited task), so that a deque holds the live futures of the frames on its stack, and not what
+ * was cancelled or got elsewhere meanwhile. */
+static void sweep_remote_dead(ws__worker *w)
+{
+#ifndef WS_LOCKED_DEQUE
+    /* relaxed: a hint (mark_dead); a mark made after this read waits for the next submit. */
+    if (WS_LIKELY(ws_load_relaxed(&w->deque.dead_slots) < WS_DEAD_REMOTE))
+        return;
+    ws_fetch_and_relaxed(&w->deque.dead_slots, WS_DEAD_LOCAL); /* relaxed: as above */
+    ws__sdeque_sweep_free(&w->deque, keep_live, w);
+#else
+    (void)w;
+#endif
+}
+
+/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get, down
+ * to the floor of w's current task (what lies below is an outer task's: its own gets sweep it).
+ * Only a free item can be a dead future; a waited one stops the sweep where it is. An empty
+ * deque clears the hint. */
 static void drop_dead(ws__worker *w)
 {
     for (;;) {
         drop_dead_private(w);
-        ws__task *t = ws__wdeque_pop(&w->deque);
+        /* relaxed: the owner's own floor. */
+        if (ws__wdeque_owner_bottom(&w->deque) <= ws_load_relaxed(&w->floor) ||
+            !ws__wdeque_newest_is_free(&w->deque))
+            return;
+        int64_t at;
+        ws__task *t = ws__wdeque_pop_at(w, &at);
         if (t == NULL) {
-            w->deque.dead_slots = 0;
+            /* relaxed: a hint; a future another thread kills now has no slot here. */
+            ws_store_relaxed(&w->deque.dead_slots, 0);
             return;
         }
         if (!is_dead_future(t)) {
-            ws__wdeque_put_back(w, t);
+            ws__wdeque_put_back(w, t, at);
             return;
         }
         ws__count(w, pops, 1);
@@ -348,12 +420,14 @@ static bool pop_if_newest(ws__worker *w, ws__future *f)
     } else {
         /* f->bottom: the bottom after f's push on its home deque; if the deque's bottom is that
          * again, its newest index holds f or, if a thief took f, nothing. */
-        if (f->home != ws__worker_fast(w) || f->bottom != ws__wdeque_owner_bottom(&w->deque))
+        if (f->home != ws__worker_fast(w) ||
+            ws_load_relaxed(&f->bottom) != ws__wdeque_owner_bottom(&w->deque)) /* our own */
             return false;
-        ws__task *t = ws__wdeque_pop(&w->deque);
+        int64_t at;
+        ws__task *t = ws__wdeque_pop_at(w, &at);
         if (t != &f->task) {
             if (t != NULL)
-                ws__wdeque_put_back(w, t);
+                ws__wdeque_put_back(w, t, at);
             return false;
         }
     }
@@ -377,7 +451,8 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
     bool ran = claim(w, f);
     if (ran)
         run_claimed(w, f, false, false, "future");
-    w->deque.dead_slots |= ran; /* its slot stays where it was, maybe in w's deque */
+    if (ran)
+        mark_dead(w, f); /* its slot stays where it was, maybe in its home deque */
     ws__floor_restore(w, floor);
     return ran;
 }
@@ -403,9 +478,11 @@ static void help_until_done(ws__worker *w, ws__future *f)
                                                     "waits for) gets it: it would wait forever");
         /* An inline claim's work begins at the future's own index (WS_FUTURE_INLINE); any other
          * claim raised its runner's floor. */
-        ws__task *u = (s & WS_FUTURE_INLINE)
-                          ? ws__leapfrog_above(w, runner, &f->task.state, s, f->bottom - 1)
-                          : ws__leapfrog(w, runner, &f->task.state, s);
+        ws__task *u =
+            (s & WS_FUTURE_INLINE)
+                /* relaxed: published by the INLINE claim's release (s acquired) */
+                ? ws__leapfrog_above(w, runner, &f->task.state, s, ws_load_relaxed(&f->bottom) - 1)
+                : ws__leapfrog(w, runner, &f->task.state, s);
         if (u != NULL)
             ws__task_run_taken(w, u, "leapfrog");
         if (ws__wait_step(w, &wait, u != NULL))
@@ -545,10 +622,9 @@ bool ws_future_cancel(ws_future *handle)
     ws__future *f = (ws__future *)(void *)handle;
     unsigned todo;
     bool cancelled = ws__future_cancel(&f->task.state, &todo);
-    ws__worker *w = ws__tls_worker;
-    if (w != NULL && w->pool == f->task.owner)
-        w->deque.dead_slots |= cancelled; /* its slot may be in w's deque */
-    follow_up(f, todo); /* the queue's slot goes when a worker reaches it (unqueue) */
+    if (cancelled)
+        mark_dead(ws__tls_worker, f); /* its slot may be in its home deque */
+    follow_up(f, todo);               /* the queue's slot goes when a worker reaches it (unqueue) */
     return cancelled;
 }
 

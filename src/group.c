@@ -397,13 +397,16 @@ static void group_job_run(void *job)
  * the top of this file), or NULL. */
 static ws__task *own_job(ws__worker *w, ws__group *g)
 {
-    ws__task *t = ws__wdeque_pop(&w->deque);
-    if (t != NULL) {
-        if (ws__task_is_job_of(t, g)) {
+    ws__task *t = NULL;
+    if (ws__wdeque_newest_is_free(&w->deque)) { /* a waited task is no job: leave it be */
+        int64_t at;
+        t = ws__wdeque_pop_at(w, &at);
+        if (t != NULL && ws__task_is_job_of(t, g)) {
             ws__count(w, pops, 1);
             return t;
         }
-        ws__wdeque_put_back(w, t);
+        if (t != NULL)
+            ws__wdeque_put_back(w, t, at);
     }
     ws_pool *pool = w->pool;
     t = ws__injector_take_owned(&pool->urgent, g);

@@ -35,10 +35,11 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_destroy               ws_locked_deque_destroy
 #define ws__wdeque_fits(q)               ((void)(q), false)
 #define ws__wdeque_push_fitting(q, item) ((void)ws_locked_deque_push((q), (item)))
-#define ws__wdeque_pop                   ws_locked_deque_pop
-#define ws__wdeque_steal                 ws_locked_deque_steal
-#define ws__wdeque_steal_above           ws__locked_deque_steal_above
-#define ws__wdeque_peek_private(q)       ((void)(q), (void *)NULL)
+#define ws__wdeque_pop(q)                ws__item_task(ws_locked_deque_pop(q))
+#define ws__wdeque_steal(q)              ws__item_task(ws_locked_deque_steal(q))
+#define ws__wdeque_steal_above(q, floor) ws__item_task(ws__locked_deque_steal_above((q), (floor)))
+#define ws__wdeque_peek_private(q)       ((void)(q), (ws__task *)NULL)
+#define ws__wdeque_newest_is_free        ws__locked_deque_newest_is_free
 #define ws__wdeque_pop_private(q)        ((void)ws_locked_deque_pop(q)) /* never: no peek */
 #define ws__wdeque_size                  ws_locked_deque_size
 #define ws__wdeque_growths(q)            ((q)->growths)
@@ -53,23 +54,26 @@ static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool 
 }
 #else
 typedef ws_sdeque ws__wdeque;
-#define ws__wdeque_init          ws_sdeque_init
-#define ws__wdeque_destroy       ws_sdeque_destroy
-#define ws__wdeque_fits          ws__sdeque_fits
-#define ws__wdeque_push_fitting  ws__sdeque_push_fitting
-#define ws__wdeque_push_slow     ws__sdeque_push_slow
-#define ws__wdeque_pop           ws__sdeque_pop
-#define ws__wdeque_steal         ws_sdeque_steal
-#define ws__wdeque_steal_above   ws__sdeque_steal_above
-#define ws__wdeque_peek_private  ws__sdeque_peek_private
-#define ws__wdeque_pop_private   ws__sdeque_pop_private
-#define ws__wdeque_size          ws_sdeque_size
-#define ws__wdeque_growths(q)    ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
-#define ws__wdeque_set_depth_cap ws__sdeque_set_depth_cap
-#define ws__wdeque_force_slow    ws__sdeque_force_slow
-#define ws__wdeque_publish_all   ws__sdeque_publish_all
-#define ws__wdeque_trim          ws__sdeque_trim
+#define ws__wdeque_init                  ws_sdeque_init
+#define ws__wdeque_destroy               ws_sdeque_destroy
+#define ws__wdeque_fits                  ws__sdeque_fits
+#define ws__wdeque_push_fitting          ws__sdeque_push_fitting
+#define ws__wdeque_push_slow             ws__sdeque_push_slow
+#define ws__wdeque_pop(q)                ws__item_task(ws__sdeque_pop(q))
+#define ws__wdeque_steal(q)              ws__item_task(ws_sdeque_steal(q))
+#define ws__wdeque_steal_above(q, floor) ws__item_task(ws__sdeque_steal_above((q), (floor)))
+#define ws__wdeque_peek_private(q)       ws__item_task(ws__sdeque_peek_private(q))
+#define ws__wdeque_newest_is_free        ws__sdeque_newest_is_free
+#define ws__wdeque_pop_private           ws__sdeque_pop_private
+#define ws__wdeque_size                  ws_sdeque_size
+#define ws__wdeque_growths(q)            ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap         ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow            ws__sdeque_force_slow
+#define ws__wdeque_publish_all           ws__sdeque_publish_all
+#define ws__wdeque_trim                  ws__sdeque_trim
 #endif
+/* The pops, steals and peek above hand back tasks (ws__item_task); pushes take deque items
+ * (ws__deque_item). */
 /* Owner only: the deque's bottom (both deques keep it in `bottom`). relaxed: the owner's own. */
 #define ws__wdeque_owner_bottom(q) ws_load_relaxed(&(q)->bottom)
 
@@ -187,7 +191,7 @@ typedef struct ws__future {
      * if the inline get may take it back from there (else WS__NOT_INLINE), and once claimed
      * INLINE, one past the index where its work begins; the worker (its struct ws__fast) on
      * whose list of free records it may go (else NULL). Written by the submitter's worker. */
-    int64_t bottom;
+    _Atomic int64_t bottom; /* relaxed accesses: the home worker's; leapfroggers after a claim */
     struct ws__fast *home;
 } ws__future;
 WS_SAME_FIELD_(ws__future, task, struct ws__future_rec, task);
@@ -214,6 +218,20 @@ static inline uint32_t ws__task_kind(ws__task *t)
     /* relaxed: the kind bits were written before the task was published, and nobody changes
      * them until it is finished. */
     return ws_load_relaxed(&t->state) >> WS_TASK_KIND_SHIFT & 3u;
+}
+
+/* Deque items (deque.h). A task whose kind is not WAITED is free: a future or a job, which no
+ * frame is bound to wait for (a fork's child, a spawn, a handed-over stack frame are all synced
+ * by the frame that pushed them). A wait helps only with work that it waits for, so the steal of
+ * a wait (ws__leapfrog) never takes a free item: docs/scheduler.md, "What a wait may run". */
+static inline void *ws__deque_item(ws__task *t)
+{
+    uintptr_t free_bit = ws__task_kind(t) != WS_KIND_WAITED ? WS_SDEQUE_ITEM_FREE : 0;
+    return (void *)((uintptr_t)t | free_bit);
+}
+static inline ws__task *ws__item_task(void *item)
+{
+    return (ws__task *)(void *)((uintptr_t)item & ~WS_SDEQUE_ITEM_FREE);
 }
 
 /* The argument to call t->fn with: t itself for a typed task (WS_TASK_n) that the inline
@@ -804,26 +822,46 @@ static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
     bool published = false;
     int64_t before = 1;
     if (ws__wdeque_fits(&w->deque))
-        ws__wdeque_push_fitting(&w->deque, t);
+        ws__wdeque_push_fitting(&w->deque, ws__deque_item(t));
     else
-        before = ws__wdeque_push_slow(&w->deque, t, &published);
+        before = ws__wdeque_push_slow(&w->deque, ws__deque_item(t), &published);
     if (published)
         ws__idle_notify(w->pool);
     return before;
 }
 
-/* Worker w puts back t, which it popped only to look at it (a wait that takes only its own
- * work). A pop that took the last public item moved top past it, so t may land one index
- * higher: a future that w queued learns its new index, or its get would not find it newest and
- * would claim it where it sits, leaving a dead slot among the public items, below the floor of
- * every task w starts meanwhile, where it keeps leapfroggers from everything above it. */
-static inline void ws__wdeque_put_back(ws__worker *w, ws__task *t)
+/* Owner only: the newest item, and its index in *at (the index a put back must keep). */
+static inline ws__task *ws__wdeque_pop_at(ws__worker *w, int64_t *at)
 {
+    *at = ws__wdeque_owner_bottom(&w->deque) - 1;
+    return ws__wdeque_pop(&w->deque);
+}
+
+/* Worker w took t from somewhere it must not run it (a wait's help that turned out not to be
+ * waited for, a put back that cannot keep its index): t goes to the pool's injector, where only
+ * a worker's loop takes it, as a steal would have. wait.c. */
+void ws__hand_off(ws__worker *w, ws__task *t);
+
+/* Worker w puts back t, popped from index at only to look at it (a wait that takes only its own
+ * work, a join taking its child from under free items). A pop of the last public item moves top
+ * past it, and a push then lands one index higher, which may lie at or above the floor of a run
+ * that a leapfrogger helps with: a free item may go there (no wait's help takes one), and a
+ * future that w queued learns its new index, or its get would not find it newest; a waited task
+ * may not (it could be an outer frame's child), and is handed off instead. */
+static inline void ws__wdeque_put_back(ws__worker *w, ws__task *t, int64_t at)
+{
+    bool free = ws__task_kind(t) != WS_KIND_WAITED;
+    if (!free && ws__wdeque_owner_bottom(&w->deque) != at) {
+        ws__hand_off(w, t);
+        return;
+    }
     ws__wdeque_push_size(w, t); /* it was just popped: no growth, cannot fail */
     ws__future *f = (ws__future *)(void *)t;
+    /* relaxed: f->bottom is read by this worker (its gets) and, once f is claimed INLINE, by
+     * leapfroggers after the claim's release. */
     if (ws__task_kind(t) == WS_KIND_FUTURE && f->home == ws__worker_fast(w) &&
-        f->bottom != WS__NOT_INLINE)
-        f->bottom = ws__wdeque_owner_bottom(&w->deque);
+        ws_load_relaxed(&f->bottom) != WS__NOT_INLINE)
+        ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque));
 }
 
 static inline bool ws__idle_any(ws_pool *pool)

@@ -16,7 +16,7 @@
 /* The innermost unsynced ws_spawn of this thread that is not in its worker's deque (injected
  * from outside a worker, or profiled): the spawn stack that ws_sync checks. Spawns pushed on a
  * worker's deque are checked by the deque's own order instead (a sync pops its task, and
- * pop_past_jobs catches a newer unsynced one). Every spawn on a worker, profiled or not, counts
+ * pop_past_free catches a newer unsynced one). Every spawn on a worker, profiled or not, counts
  * in the deque's open_spawns until its sync, which ws__task_run_taken checks. */
 static _Thread_local ws__task *spawn_top WS_TLS_FAST;
 
@@ -80,7 +80,7 @@ static WS_NOINLINE bool push_rare(ws__worker *w, ws__task *t)
 {
     ws__frames_flush(w); /* the stack spawns' private frames go first, in spawn order */
     bool published;
-    int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
+    int64_t before = ws__wdeque_push_slow(&w->deque, ws__deque_item(t), &published);
     if (before < 0) {
         ws__count(w, inline_runs, 1);
         if (published)
@@ -104,7 +104,7 @@ static inline bool push_task(ws__worker *w, ws__task *t)
 {
     if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
         return push_rare(w, t);
-    ws__wdeque_push_fitting(&w->deque, t);
+    ws__wdeque_push_fitting(&w->deque, ws__deque_item(t));
     ws__count(w, spawns, 1);
     return true;
 }
@@ -114,40 +114,48 @@ bool ws__fork_push(ws__worker *w, ws__task *t)
     return push_task(w, t);
 }
 
-/* The pop at a join found p instead of the child t. One case is legitimate: p is newer than t,
- * a job or a future that the parent's code submitted from this worker and did not wait for. Run
- * it (it is the frame's own work; a future a getter claimed meanwhile is only let go of) and pop
- * again. Since waits run only their own work (a group
- * wait pops only its group's jobs), nothing on this worker takes t out from under p: an older p
- * with t still pending is a task that was never synced. Returns t if it was still there, or
- * NULL if a thief took it. */
-static WS_NOINLINE ws__task *pop_past_jobs(ws__worker *w, ws__task *t, ws__task *p,
+/* The pop at a join found p, from index at, instead of the child t. One case is legitimate: p
+ * is newer than t, a free item (a job or a future) that the parent's code submitted from this
+ * worker and did not wait for. A wait runs only work it waits for (docs/scheduler.md, "What a
+ * wait may run"), so such items are set aside while the pops go down to t, then put back, in
+ * their order, from t's index up: they stay the frame's, queued, and t runs as if they had come
+ * after it. Since waits never take a waited task of their own deque that is not theirs, nothing
+ * on this worker takes t out from under p: an older p with t still pending is a task that was
+ * never synced, or synced out of order. Returns t if it was still there, or NULL if a thief took
+ * it. */
+static WS_NOINLINE ws__task *pop_past_free(ws__worker *w, ws__task *t, ws__task *p, int64_t at,
                                            const char *function)
 {
-    while (p != NULL && p != t) {
-        if (ws__task_kind(p) == WS_KIND_GROUP || ws__task_kind(p) == WS_KIND_FUTURE) {
-            ws__count(w, pops, 1);
-            ws__task_run_taken(w, p, "job");
-            p = ws__wdeque_pop(&w->deque);
-            continue;
-        }
+    ws__task *aside = NULL; /* newest first, linked through next: popped, so in no queue */
+    while (p != NULL && p != t && ws__task_kind(p) != WS_KIND_WAITED) {
+        ws_store_relaxed(&p->next, aside); /* relaxed: the popped task is ours alone */
+        aside = p;
+        p = ws__wdeque_pop_at(w, &at);
+    }
+    if (p != NULL && p != t) {
         /* relaxed: only this worker could have taken t while p, older, stayed in the deque
          * (thieves take the oldest first), and it marked t in its own program order. */
         if ((ws_load_relaxed(&t->state) & 3u) == WS_TASK_PENDING)
-            ws__contract_violation(function, "the deque holds a task that was never synced");
-        ws__wdeque_put_back(w, p);
-        return NULL;
+            ws__contract_violation(function, "syncs out of order: a task spawned after this one "
+                                             "is not synced yet (sync the newest spawn first)");
+        ws__wdeque_put_back(w, p, at);
+        p = NULL;
+    }
+    while (aside != NULL) {
+        ws__task *next = ws_load_relaxed(&aside->next); /* relaxed: ours alone, as above */
+        ws__wdeque_put_back(w, aside, at);
+        aside = next;
     }
     return p;
 }
 
 /* The end of a join on worker w whose child t was pushed (and not popped back by the fast
- * path), given what the pop at the join returned: run t, after any jobs above it, or wait for
- * the thief that took it. True if it was stolen. */
-static bool join_finish_popped(ws__worker *w, ws__task *t, ws__task *popped, const char *function,
-                               const char *what)
+ * path), given what the pop at the join returned (from index at): run t, or wait for the thief
+ * that took it. True if it was stolen. */
+static bool join_finish_popped(ws__worker *w, ws__task *t, ws__task *popped, int64_t at,
+                               const char *function, const char *what)
 {
-    ws__task *p = pop_past_jobs(w, t, popped, function);
+    ws__task *p = popped == t ? t : pop_past_free(w, t, popped, at, function);
     if (p == t) {
         ws__count(w, pops, 1);
         ws__run_child(w, t, what);
@@ -159,7 +167,9 @@ static bool join_finish_popped(ws__worker *w, ws__task *t, ws__task *popped, con
 
 static bool join_finish(ws__worker *w, ws__task *t, const char *function, const char *what)
 {
-    return join_finish_popped(w, t, ws__wdeque_pop(&w->deque), function, what);
+    int64_t at;
+    ws__task *p = ws__wdeque_pop_at(w, &at);
+    return join_finish_popped(w, t, p, at, function, what);
 }
 
 /* An exception is unwinding the frame of a join whose child t is still pushed (see
@@ -167,7 +177,9 @@ static bool join_finish(ws__worker *w, ws__task *t, const char *function, const 
 static WS_COLD void join_abandon(ws__task *t)
 {
     ws__worker *w = ws__tls_worker;
-    if (pop_past_jobs(w, t, ws__wdeque_pop(&w->deque), "ws_join") != t)
+    int64_t at;
+    ws__task *p = ws__wdeque_pop_at(w, &at);
+    if ((p == t ? t : pop_past_free(w, t, p, at, "ws_join")) != t)
         ws__task_wait(w, t);
 }
 
@@ -266,7 +278,7 @@ void ws_join(ws_fn a, void *a_arg, ws_fn b, void *b_arg)
     }
     ws__task t;
     ws__task_init(&t, b, b_arg);
-    ws__wdeque_push_fitting(&w->deque, &t);
+    ws__wdeque_push_fitting(&w->deque, &t); /* a waited task: its item is its address */
     JOIN_GUARDED(&t, a(a_arg));
     ws__join_finish((struct ws__join_rec *)&t);
 }
@@ -282,7 +294,8 @@ void ws__join_abandon(struct ws__join_rec *t)
  * nothing: pop the child back and run it, or run jobs above it first, or wait. */
 static void finish_fast_push(ws__worker *w, ws__task *t, const char *function, const char *what)
 {
-    ws__task *p = ws__wdeque_pop(&w->deque);
+    int64_t at;
+    ws__task *p = ws__wdeque_pop_at(w, &at);
     if (WS_LIKELY(p == t)) {
         /* relaxed: a statistic with one writer (this worker). */
         ws_counter_add(&w->deque.fast_joins, 1);
@@ -290,7 +303,7 @@ static void finish_fast_push(ws__worker *w, ws__task *t, const char *function, c
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
-    join_finish_popped(w, t, p, function, what);
+    join_finish_popped(w, t, p, at, function, what);
 }
 
 void ws__join_finish(struct ws__join_rec *rec)

@@ -70,7 +70,24 @@ static ws__worker *runner_worker(ws__worker *w, uint32_t runner)
     return pool->workers[runner - 1];
 }
 
-/* w takes an item at index floor or above from v, if the task is still as seen. */
+/* The bits of a task's state word that stay as they are while one run of it goes on (the
+ * claim, the runner, DONE); a waiter's WAITER and a future's queue and handle bits may change. */
+#define RUN_BITS (WS_TASK_TAKEN | WS_TASK_DONE | 0xFFFFu << WS_TASK_THIEF_SHIFT)
+
+void ws__hand_off(ws__worker *w, ws__task *u)
+{
+    ws__count(w, handoffs, 1);
+    ws_pool *pool = w->pool; /* alive: w is one of its workers, running */
+    ws__injector_push(&pool->injector, u);
+    /* seq_cst: after the tail's seq_cst exchange, the producer's look of the idle protocol
+     * (docs/scheduler.md, "Waking"); pairs with a sleeper's announcement. */
+    uint64_t s = ws__idle_observe_sc(&pool->idle.state);
+    if (ws__idle_wake_wanted(s))
+        ws__idle_wake(pool, s);
+}
+
+/* w takes a task (never a free one: deque.h) at index floor or above from v, while the task
+ * whose state is *state is still in the run seen. */
 static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *state, uint32_t seen,
                                int64_t floor)
 {
@@ -80,8 +97,15 @@ static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *s
     if (ws_load_relaxed(state) != seen)
         return NULL;
     ws__task *u = ws__steal_from_above(w, v, floor);
-    if (u != NULL)
-        ws__count(w, leapfrogs, 1);
+    if (u == NULL)
+        return NULL;
+    /* relaxed: the steal's acquire of u's publication (ts or bottom) orders every step of the
+     * runner before u's push; if the run ended before that push, this read sees its end. */
+    if (WS_UNLIKELY((ws_load_relaxed(state) ^ seen) & RUN_BITS)) {
+        ws__hand_off(w, u); /* maybe the runner's next work, which this wait does not wait for */
+        return NULL;
+    }
+    ws__count(w, leapfrogs, 1);
     return u;
 }
 
