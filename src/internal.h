@@ -391,6 +391,7 @@ typedef struct ws__record_cache {
     ws__task *chain;
     uint32_t count;
     bool registered; /* a thread-exit destructor will free it (outside threads) */
+    bool closed;     /* its thread is leaving (or the process): later records use the allocator */
 } ws__record_cache;
 
 /* The pool's stack of full chains: pushed by its workers, popped one chain at a time under the

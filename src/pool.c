@@ -526,10 +526,23 @@ static void inherited_pool_free(ws_pool *pool)
 /* The default pool is made on first use and destroyed by an atexit handler. After that
  * handler ran, fork-join and loops called from outside a worker run inline on the caller
  * (ws__default_pool_if_live returns NULL), and an explicit ws_default_pool() makes a new pool
- * and registers its destruction again: no thread is left running either way. */
+ * and registers its destruction again: no thread is left running either way.
+ *
+ * exit() called from a task (of any pool) cannot wait for the default pool's work: that work may
+ * be waiting for the very task that called exit (a default-pool job inside ws_pool_run on
+ * another pool whose task exits). Then the pool is destroyed only if no work is admitted when
+ * STOPPING is set; otherwise it is left to the process's end, threads and memory as they are.
+ * exit() from any other thread waits for the work, as ws_pool_destroy does. */
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool default_registered; /* an atexit handler is pending; under default_lock */
 static bool exit_began;         /* the handler ran; under default_lock */
+
+/* Sets STOPPING; true if no admitted reference was left (a destroy then waits for nothing). */
+static bool stop_if_idle(ws_pool *pool)
+{
+    /* acq_rel: as wait_admitted_gone's, which then finds the count as read here. */
+    return ws_fetch_or_acq_rel(&pool->admitted, ADMIT_STOPPING) == 0;
+}
 
 static void destroy_default_pool(void)
 {
@@ -541,8 +554,8 @@ static void destroy_default_pool(void)
     exit_began = true;
     pthread_mutex_unlock(&default_lock);
     ws__worker *w = ws__tls_worker;
-    if (pool == NULL || (w != NULL && w->pool == pool))
-        return; /* exit() called from one of its tasks: it cannot wait for itself */
+    if (pool == NULL || (w != NULL && (w->pool == pool || !stop_if_idle(pool))))
+        return; /* exit() called from a task while the pool has work (see above) */
     pool_destroy(pool);
 }
 

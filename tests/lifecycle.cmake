@@ -37,3 +37,19 @@ set_tests_properties(model_group_ref PROPERTIES TIMEOUT 300 LABELS "life;group;m
 foreach(m alloc thread)
   ws_add_test(test_life_faults SOURCES test_life_faults.c TIMEOUT 600 LABELS life ARGS ${m})
 endforeach()
+
+# Nothing left allocated at exit, under valgrind (tests/valgrind_leaks.sh; skipped without it,
+# and in the sanitized builds, whose runtimes valgrind cannot run).
+if(WS_SANITIZE STREQUAL "")
+  add_executable(test_life_leaks test_life_leaks.c)
+  target_link_libraries(test_life_leaks PRIVATE ws_internal)
+  foreach(c futures pool default)
+    foreach(p 1 2)
+      add_test(NAME test_life_leaks_${c}_${p}
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/valgrind_leaks.sh
+                       $<TARGET_FILE:test_life_leaks> ${c} ${p})
+      set_tests_properties(test_life_leaks_${c}_${p} PROPERTIES TIMEOUT 300 LABELS life
+                           SKIP_RETURN_CODE 77 ENVIRONMENT WS_NUM_WORKERS=${p})
+    endforeach()
+  endforeach()
+endif()
