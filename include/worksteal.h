@@ -83,7 +83,8 @@ WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);
  * still inside ws_pool_run, ws_sync or a submission on it, stops the workers and frees
  * everything. Any thread except one of this pool's workers (that would wait for itself:
  * contract violation). NULL is ignored; the default pool is a contract violation (it is
- * destroyed at exit). */
+ * destroyed at exit). Once it returns the handle is invalid, as a pointer after free (debug
+ * builds abort naming the function that uses it). */
 WS_API void ws_pool_destroy(ws_pool *pool);
 
 /* The number of workers (P). Any thread. */

@@ -189,6 +189,46 @@ static void workers_free(ws_pool *pool)
     ws__free(pool->workers);
 }
 
+/* The pool's own memory, once nothing of it is used. Debug builds keep the last QUARANTINE
+ * pools allocated and marked destroyed instead, so that a later call on the handle reads valid
+ * memory and aborts naming itself (ws__pool_check_live) rather than reading freed memory; the
+ * oldest is freed when a newer one comes, and the rest at exit (no block is left for a leak
+ * checker). Release builds free the pool at once and check nothing. */
+#ifdef WS_DEBUG
+enum { QUARANTINE = 16 };
+static struct {
+    pthread_mutex_t lock;
+    ws_pool *pools[QUARANTINE]; /* under lock; slot next is the oldest */
+    unsigned next;
+} quarantine = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void pool_free(ws_pool *pool)
+{
+    pool->magic = WS_POOL_DESTROYED;
+    pthread_mutex_lock(&quarantine.lock);
+    ws_pool *oldest = quarantine.pools[quarantine.next];
+    quarantine.pools[quarantine.next] = pool;
+    quarantine.next = (quarantine.next + 1) % QUARANTINE;
+    pthread_mutex_unlock(&quarantine.lock);
+    ws__free(oldest);
+}
+
+__attribute__((destructor)) static void quarantine_free_at_exit(void)
+{
+    pthread_mutex_lock(&quarantine.lock);
+    for (unsigned i = 0; i < QUARANTINE; i++) {
+        ws__free(quarantine.pools[i]);
+        quarantine.pools[i] = NULL;
+    }
+    pthread_mutex_unlock(&quarantine.lock);
+}
+#else
+static void pool_free(ws_pool *pool)
+{
+    ws__free(pool);
+}
+#endif
+
 /* Stops and joins every started thread, frees everything. For destroy and failed creates. */
 static void pool_teardown(ws_pool *pool)
 {
@@ -208,7 +248,7 @@ static void pool_teardown(ws_pool *pool)
     workers_free(pool);
     ws__placement_free(pool->placement);
     pthread_mutex_destroy(&pool->spare_lock);
-    ws__free(pool);
+    pool_free(pool);
 }
 
 static int pool_start_workers(ws_pool *pool)
@@ -288,6 +328,7 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
         ws__free(pool);
         return ENOMEM;
     }
+    pool->magic = WS_POOL_LIVE;
     pool->nworkers = n;
     pool->nspares = spares;
     pool->stack_size = stack;
@@ -365,6 +406,7 @@ void ws_pool_destroy(ws_pool *pool)
 {
     if (pool == NULL)
         return;
+    ws__pool_check_live(pool, "ws_pool_destroy");
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == pool)
         ws__contract_violation("ws_pool_destroy", "called from a task of the pool itself");
@@ -449,6 +491,7 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
 {
     if (pool == NULL || fn == NULL)
         ws__contract_violation("ws_pool_run", "NULL pool or function");
+    ws__pool_check_live(pool, "ws_pool_run");
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == pool) {
         fn(arg);
@@ -474,6 +517,8 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
 
 void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what)
 {
+    if (pool != NULL)
+        ws__pool_check_live(pool, what);
     int err = ws_pool_run(pool != NULL ? pool : ws_default_pool(), fn, arg);
     if (err == ESHUTDOWN)
         ws__contract_violation(what, "the pool is being destroyed (ws_pool_run: ESHUTDOWN)");
@@ -516,7 +561,7 @@ bool ws__pool_alive(const ws_pool *pool)
 static void inherited_pool_free(ws_pool *pool)
 {
     workers_free(pool);
-    ws__free(pool);
+    pool_free(pool);
 }
 
 /* ---------------------------------------------------------------------------------------- */

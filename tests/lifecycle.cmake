@@ -16,6 +16,14 @@ ws_add_test(test_life_teardown SOURCES test_life_teardown.c TIMEOUT 120 LABELS l
 ws_add_test(test_life_fork SOURCES test_life_fork.c TIMEOUT 180 LABELS life
             ENV "TSAN_OPTIONS=halt_on_error=1 second_deadlock_stack=1 die_after_fork=0")
 ws_add_test(test_life_exit SOURCES test_life_exit.c TIMEOUT 120 LABELS life)
+# A use of a destroyed pool's handle: caught by debug builds of the library, skipped elsewhere.
+ws_add_test(test_life_destroyed SOURCES test_life_destroyed.c TIMEOUT 120 LABELS life)
+set_tests_properties(test_life_destroyed PROPERTIES SKIP_RETURN_CODE 77)
+if(CMAKE_BUILD_TYPE STREQUAL "Debug")
+  target_compile_definitions(test_life_destroyed PRIVATE WS_TEST_LIB_DEBUG=1)
+else()
+  target_compile_definitions(test_life_destroyed PRIVATE WS_TEST_LIB_DEBUG=0)
+endif()
 foreach(p 1 2)
   ws_add_test(test_life_memory SOURCES test_life_memory.c TIMEOUT 300 LABELS life ARGS ${p})
 endforeach()
