@@ -603,6 +603,9 @@ struct ws__frames {
     uint64_t fast_syncs;
 };
 #define WS__FRAME_SIZE 128
+/* A frame's runner: runs its task on the frame's arguments. Called with frame NULL, it answers
+ * the name query instead: w then points to a const char *, set to the task's name (src/frames.c
+ * names the task in its contract messages). */
 typedef void (*ws__frame_fn)(struct ws__frames *w, void *frame);
 /* The slow paths (src/frames.c): the spawn whose frame is written at w->head; the sync that
  * returns the newest frame once its task ran (checking that it is one of run's, named name);
@@ -775,6 +778,10 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
     {                                                                                      \
         name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                   \
         (void)ws_f_; /* a task without arguments or result does not read it */             \
+        if (ws_p_ == NULL) {                                                               \
+            *(const char **)(void *)ws_w_ = #name; /* the name query (ws__frame_fn) */     \
+            return;                                                                        \
+        }                                                                                  \
         KIND##KEEP(name(ws_w_, ws_w_->head ARGS));                                         \
     }                                                                                      \
     WS__HELPER void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)         \

@@ -14,7 +14,9 @@
  *                 time, *out untouched, no thread left running, nothing leaked (ASan)
  *   abort_sync_order, abort_sync_twice, abort_join_null, abort_spawn_null (a NULL function
  *                 or task; ws_sync of a NULL task)
- *                 contract violations abort (SIGABRT) with a message naming the function
+ *                 contract violations abort (SIGABRT) with a message naming the function and
+ *                 the cause (a sync out of order says "order", one of a task never spawned says
+ *                 so)
  * The environment and abort cases run each attempt in a forked child, with its stderr (and
  * stdout) captured through pipes. Forking is done while this process has no other thread.
  */
@@ -546,6 +548,11 @@ static void expect_abort(const violation *v)
                      ch.err);
 }
 
+/* The real cause, named: a sync out of order (on a worker the deque's order catches it, outside
+ * one the thread's spawn stack), and a sync with no spawn at all. */
+#define ORDER    "worksteal: ws_sync: out of order"
+#define NO_SPAWN "worksteal: ws_sync: no ws_spawn to sync: the task was never spawned"
+
 static void run_violations(const violation *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -568,14 +575,15 @@ int main(int argc, char **argv)
         case_env_workers();
     } else if (strcmp(c, "env_stack") == 0) {
         case_env_stack();
+
     } else if (strcmp(c, "thread_fail") == 0) {
         case_thread_fail();
     } else if (strcmp(c, "alloc_fail") == 0) {
         case_alloc_fail();
     } else if (strcmp(c, "abort_sync_order") == 0) {
         const violation v[] = {
-            {"ws_sync out of reverse spawn order", "ws_sync", sync_out_of_order, 1},
-            {"ws_sync out of reverse spawn order", "reverse spawn order", sync_out_of_order, 0},
+            {"ws_sync out of reverse spawn order", ORDER, sync_out_of_order, 1},
+            {"ws_sync out of reverse spawn order", ORDER, sync_out_of_order, 0},
             {"ws_sync on another thread", "this thread did not spawn", sync_other_thread, 0},
         };
         run_violations(v, sizeof v / sizeof v[0]);
@@ -587,8 +595,8 @@ int main(int argc, char **argv)
             {"ws_sync of the same inline-spawned task twice", "ws_sync", sync_twice_inline, 2},
             {"ws_sync twice, the index reused in between", "synced twice", sync_twice_reused, 1},
             {"ws_sync twice, the index reused in between", "synced twice", sync_twice_reused, 2},
-            {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 1},
-            {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 0},
+            {"ws_sync of a task never spawned", NO_SPAWN, sync_unspawned, 1},
+            {"ws_sync of a task never spawned", NO_SPAWN, sync_unspawned, 0},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_unsynced") == 0) {
@@ -600,7 +608,7 @@ int main(int argc, char **argv)
             {"a task returning with an inline spawn unsynced", "ws_spawn", return_unsynced_inline,
              2},
             {"a record spawned again before its sync", "ws_sync", spawn_twice, 1},
-            {"ws_sync out of order, three spawns", "ws_sync", sync_out_of_order_3, 1},
+            {"ws_sync out of order, three spawns", ORDER, sync_out_of_order_3, 1},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_join_null") == 0) {
