@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_STACK_SIZE ((size_t)8 << 20) /* 8 MiB, like the main thread's usual limit */
 #define MIN_STACK_SIZE     ((size_t)64 << 10)
@@ -40,6 +41,90 @@
 static void env_ignored(const char *name, const char *value, const char *want)
 {
     fprintf(stderr, "worksteal: ignoring %s=\"%s\" (expected %s)\n", name, value, want);
+}
+
+/* Every environment variable the library reads (src/, src/mpi), the one list of them: X(name).
+ * README.md's and docs/api.md's tables document each (tests/doc_check.sh). Variables that start
+ * with ENV_TESTS_PREFIX belong to the project's tests (tests/test.h) and are left alone. */
+#define WS_ENV_VARIABLES(X) \
+    X(WS_NUM_WORKERS)       \
+    X(WS_STACK_SIZE)        \
+    X(WS_PIN)               \
+    X(WS_STATS)             \
+    X(WS_TRACE)             \
+    X(WS_TRACE_EVENTS)      \
+    X(WS_PROFILE_CYCLES)    \
+    X(WS_MPI_DELAY_US)
+#define ENV_NAME_(name)  #name,
+#define ENV_STRING_(x)   #x
+#define ENV_STRING(x)    ENV_STRING_(x)
+#define ENV_TESTS_PREFIX ENV_STRING(WS_TEST_)
+static const char *const env_known[] = {WS_ENV_VARIABLES(ENV_NAME_)};
+enum { ENV_KNOWN = sizeof env_known / sizeof env_known[0], ENV_NAME_MAX = 64 };
+
+/* The edit distance (insertions, deletions, substitutions) between a[0..na) and b, b at most
+ * ENV_NAME_MAX characters. */
+static size_t edit_distance(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b), row[ENV_NAME_MAX + 1];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t above = row[j];
+            size_t best = diagonal + (a[i - 1] != b[j - 1]);
+            best = above + 1 < best ? above + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[nb];
+}
+
+/* The known variable closest to name[0..len). */
+static const char *env_closest(const char *name, size_t len)
+{
+    const char *closest = env_known[0];
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < ENV_KNOWN; i++) {
+        size_t d = edit_distance(name, len, env_known[i]);
+        if (d < best) {
+            best = d;
+            closest = env_known[i];
+        }
+    }
+    return closest;
+}
+
+static bool env_is_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < ENV_KNOWN; i++) {
+        if (strlen(env_known[i]) == len && memcmp(env_known[i], name, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Once per process, at the first ws_pool_create: one line on stderr for each variable of the
+ * environment that starts with WS_ and that the library does not read, naming the closest one it
+ * does (WS_WORKERS: did you mean WS_NUM_WORKERS?), so that a misspelt setting is not silently
+ * ignored. */
+static void env_check_unknown(void)
+{
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *name = *e, *eq = strchr(name, '=');
+        size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+        if (strncmp(name, "WS_", 3) != 0 || env_is_known(name, len) ||
+            strncmp(name, ENV_TESTS_PREFIX, strlen(ENV_TESTS_PREFIX)) == 0)
+            continue;
+        size_t shown = len < ENV_NAME_MAX ? len : ENV_NAME_MAX;
+        fprintf(stderr,
+                "worksteal: ignoring unknown environment variable %.*s (did you mean %s?)\n",
+                (int)shown, name, env_closest(name, shown));
+    }
 }
 
 /* WS_NUM_WORKERS if set and valid, else the CPUs the process can use: its affinity mask, capped
@@ -278,6 +363,13 @@ static void inherited_pool_free(ws_pool *pool);
 
 static void register_fork_handlers(void);
 
+/* What the process does once, at its first ws_pool_create. */
+static void first_pool_once(void)
+{
+    register_fork_handlers();
+    env_check_unknown();
+}
+
 /* One line on stderr naming a config field out of range (the reason of ws_pool_create's EINVAL). */
 static void config_field_invalid(const char *field, unsigned long long value,
                                  unsigned long long min, unsigned long long max)
@@ -306,10 +398,10 @@ static bool config_rejected(const ws_config *cfg)
 
 int ws_pool_create(ws_pool **out, const ws_config *config)
 {
-    static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+    static pthread_once_t first_pool = PTHREAD_ONCE_INIT;
     if (out == NULL)
         return EINVAL;
-    pthread_once(&fork_handlers_once, register_fork_handlers);
+    pthread_once(&first_pool, first_pool_once);
     ws_config cfg = {0};
     if (config != NULL)
         cfg = *config;
