@@ -36,6 +36,7 @@
  * is ok, FAIL or error.
  */
 #include "bench.h"
+#include "verdict.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -120,7 +121,6 @@ static bool has_version(const wb_workload *wl, int sched)
 #define MAX_COPIES        64  /* serial copies side by side in one ceiling run */
 /* Other programs' share of the CPUs while a measurement ran, above which it is flagged as
  * disturbed. */
-#define DISTURBED 0.10
 
 /* Which workloads measure the ceiling (P serial copies side by side). */
 enum { CEIL_DEFAULT, CEIL_ALL, CEIL_NONE };
@@ -226,34 +226,6 @@ typedef struct counters {
     double others; /* share of the machine's CPU time other processes used during the runs, or
                       -1 when the runs were too short to tell */
 } counters;
-
-/* CPU time used by everyone (from /proc/stat) and by this process (all its threads), so that
- * the difference over a run says how much other programs took from it. */
-typedef struct cpu_sample {
-    double all_s, self_s, wall_s;
-} cpu_sample;
-
-static cpu_sample cpu_sample_now(void)
-{
-    cpu_sample c = {0, 0, wb_now()};
-    FILE *f = fopen("/proc/stat", "r");
-    if (f) {
-        unsigned long long v[8] = {0};
-        if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7]) == 8) {
-            /* busy = user nice system irq softirq steal (not idle, not iowait); steal is time
-             * the hypervisor gave our virtual CPUs to someone else */
-            unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-            c.all_s = (double)busy / (double)sysconf(_SC_CLK_TCK);
-        }
-        fclose(f);
-    }
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        c.self_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    return c;
-}
 
 /* ---- the ceiling: P serial copies side by side ----
  *
@@ -398,12 +370,12 @@ static void meas_run(const options *o, meas *m, const wb_workload *wl, void *sta
         ws_pool_stats(m->r.ws, &m->ws0);
     if (m->reps == 0 && m->r.cq)
         cq_pool_stats(m->r.cq, &m->cq0);
-    cpu_sample c0 = cpu_sample_now();
+    wb_cpu_sample c0 = wb_cpu_sample_now();
     double t0 = wb_now(), t = 0;
     int err = m->ceiling ? run_copies(wl, states, n, &m->r, &t) : wl->run(state, &m->r);
     if (!m->ceiling)
         t = wb_now() - t0;
-    cpu_sample c1 = cpu_sample_now();
+    wb_cpu_sample c1 = wb_cpu_sample_now();
     double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
     m->others_s += others > 0 ? others : 0;
     m->self_s += c1.self_s - c0.self_s;
@@ -659,12 +631,6 @@ static int child_main(const options *o)
 /* Driver: results                                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
-/* The other processes' CPU time during a cell's runs and the CPU time those runs could have
- * used, summed over the rounds. */
-typedef struct round_cpu {
-    double others_s, capacity_s;
-} round_cpu;
-
 typedef struct cell {
     int wl, sched;
     unsigned workers; /* 0 for serial */
@@ -674,7 +640,7 @@ typedef struct cell {
     int rounds;                      /* rounds reported so far */
     double round_median[MAX_ROUNDS]; /* each round's median; median is their median */
     counters round_sum;              /* the rounds' counters, summed; c is their mean */
-    round_cpu cpu;
+    wb_others cpu;   /* other processes' CPU time in the runs, summed over the rounds */
     char status[32]; /* ok, FAIL, error, crashed, timeout, n/a */
     char answer[256];
 } cell;
@@ -701,7 +667,7 @@ typedef struct ceiling_row {
     double others;
     int rounds;
     double round_median[MAX_ROUNDS];
-    round_cpu cpu;
+    wb_others cpu; /* other processes' CPU time in the runs, summed over the rounds */
     char status[32];
     char answer[256];
 } ceiling_row;
@@ -757,17 +723,7 @@ static int split_tabs(char *line, char **f, int max)
 
 static const ceiling_row *find_ceiling(int wl, unsigned copies);
 
-/* Other processes' share of the CPU time the runs of all rounds so far could have used, from
- * the rounds' sums. /proc/stat counts in clock ticks (10 ms): below about 50 ticks of capacity
- * the figure is noise, and is left unknown (-1). */
-static double others_share(const round_cpu *r)
-{
-    if (r->capacity_s < 0.5)
-        return -1;
-    return r->others_s < r->capacity_s ? r->others_s / r->capacity_s : 1;
-}
-
-static void round_cpu_add(round_cpu *r, const char *others_s, const char *capacity_s)
+static void round_cpu_add(wb_others *r, const char *others_s, const char *capacity_s)
 {
     r->others_s += strtod(others_s, NULL);
     r->capacity_s += strtod(capacity_s, NULL);
@@ -788,7 +744,7 @@ static void parse_ceiling_line(char **f)
     if (c->rounds == MAX_ROUNDS)
         return;
     round_cpu_add(&c->cpu, f[7], f[8]);
-    c->others = others_share(&c->cpu);
+    c->others = wb_others_share(&c->cpu);
     c->reps += atoi(f[3]);
     c->round_median[c->rounds++] = strtod(f[4], NULL);
     c->median = median(c->round_median, c->rounds);
@@ -880,7 +836,7 @@ static void parse_child_line(char *line, int expect_sched)
                       .attempts = sum->attempts / c->rounds,
                       .parks = sum->parks / c->rounds,
                       .depth = sum->depth,
-                      .others = others_share(&c->cpu)};
+                      .others = wb_others_share(&c->cpu)};
     if (c->rounds == 1 || strcmp(f[14], "ok") != 0) { /* a failed round marks the cell */
         snprintf(c->status, sizeof(c->status), "%s", f[14]);
         snprintf(c->answer, sizeof(c->answer), "%s", f[15]);
@@ -1282,7 +1238,7 @@ static void print_ceiling(const options *o, int w)
         printf(" P=%u%s: %.2fx (%s alone, %s for %u)", c->copies, star, x,
                fmt_time(serial->median, alone, sizeof(alone)),
                fmt_time(c->median, together, sizeof(together)), c->copies);
-        if (c->others > DISTURBED)
+        if (c->others > WB_DISTURBED)
             printf(" disturbed: others %.0f%%", 100 * c->others);
     }
     if (any)
@@ -1853,22 +1809,13 @@ static double cells_others(const cell *const *c, int n)
     return others;
 }
 
-/* Why measurements with this "others" share cannot be judged, or NULL if they can: on a busy
- * machine a miss says more about the other programs than about the scheduler, and so may a
- * pass. Where the runs were too short to measure the share, the CPU checks decide. */
+/* Why measurements with this "others" share cannot be judged, or NULL if they can: verdict.h's
+ * rule, with this run's --quick and CPU check. */
 static bool judge_quick, judge_busy; /* set by print_targets */
 
 static const char *no_verdict(double others, char *buf, size_t len)
 {
-    if (judge_quick)
-        return "--quick sizes are too small";
-    if (others > DISTURBED) {
-        snprintf(buf, len, "other programs used %.0f%% of the CPUs meanwhile", 100 * others);
-        return buf;
-    }
-    if (others < 0 && judge_busy)
-        return "the CPU check found the machine busy";
-    return NULL;
+    return wb_no_verdict(others, judge_quick, judge_busy, buf, len);
 }
 
 static void print_target(const char *text, const cell *base, const cell *c, double goal)
@@ -1877,13 +1824,10 @@ static void print_target(const char *text, const cell *base, const cell *c, doub
     if (isnan(value))
         return; /* not measured in this run (--workloads, --schedulers, --workers) */
     const cell *both[] = {base, c};
-    char why[96];
-    const char *blocked = no_verdict(cells_others(both, 2), why, sizeof(why));
-    printf("  %-46s >= %5.2fx %7.2fx  ", text, goal, value);
-    if (blocked)
-        printf("no verdict: %s\n", blocked);
-    else
-        printf("%s\n", value >= goal ? "met" : "NOT MET");
+    char verdict[128];
+    printf("  %-46s >= %5.2fx %7.2fx  %s\n", text, goal, value,
+           wb_verdict(value >= goal, cells_others(both, 2), judge_quick, judge_busy, verdict,
+                      sizeof(verdict)));
 }
 
 /* The span argument: the two mergesorts do the same work, but the sequential merge leaves a span
