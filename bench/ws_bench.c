@@ -963,6 +963,7 @@ static int run_sibling(const char *name, const char *const args[], char **captur
  * against fork-join, the mutex pool and Java's ForkJoinPool; with --quick, their smoke runs. */
 static void read_loop_output(const char *out, const char *const names[], int nnames);
 static void read_external_output(const char *out);
+static void read_futures_output(const char *out);
 
 static bool run_extras(bool quick)
 {
@@ -996,7 +997,11 @@ static bool run_extras(bool quick)
         printf("\n== futures: bench_futures --quick\n");
     else
         printf("\n== futures: bench_futures --rounds 3 (the full run: bench_futures)\n");
-    int c = run_sibling("bench_futures", quick ? quick_args : futures_args, NULL);
+    out = NULL;
+    int c = run_sibling("bench_futures", quick ? quick_args : futures_args, &out);
+    if (out != NULL && c == 0)
+        read_futures_output(out); /* the plot's futures bars */
+    free(out);
     return a == 0 && b == 0 && c == 0;
 }
 
@@ -1558,16 +1563,20 @@ static void read_external_output(const char *out)
     }
 }
 
-/* The runtimes the plot can show, in legend order, each with its fixed colour. */
-static const int plot_scheds[] = {S_WS, S_WS_STACK, S_WS_LOCKED, S_CENTRAL, S_OMP, S_TBB, S_RAYON};
+/* The runtimes the plot can show, in legend order, each with its fixed colour: the schedulers,
+ * and Java's ForkJoinPool, which only the futures section measures (P_JAVA). */
+enum { P_JAVA = S_COUNT, P_COUNT };
+static const int plot_scheds[] = {S_WS,  S_WS_STACK, S_WS_LOCKED, S_CENTRAL, S_OMP,
+                                  S_TBB, S_RAYON,    P_JAVA,      S_SERIAL};
 #define N_PLOT_SCHEDS ((int)(sizeof(plot_scheds) / sizeof(plot_scheds[0])))
-static const char *const plot_colour[S_COUNT] = {
+static const char *const plot_colour[P_COUNT] = {
     [S_SERIAL] = "#777777", [S_CENTRAL] = "#999999",  [S_WS_LOCKED] = "#56B4E9",
     [S_WS] = "#0072B2",     [S_WS_STACK] = "#CC79A7", [S_OMP] = "#E69F00",
-    [S_TBB] = "#009E73",    [S_RAYON] = "#D55E00",
+    [S_TBB] = "#009E73",    [S_RAYON] = "#D55E00",    [P_JAVA] = "#F0E442",
 };
-static const char *const plot_label[S_COUNT] = {
-    [S_SERIAL] = "serial",
+static const char *const plot_label[P_COUNT] = {
+    [P_JAVA] = "Java ForkJoinPool (futures)",
+    [S_SERIAL] = "serial code (no runtime)",
     [S_CENTRAL] = "central queue (mutex)",
     [S_WS_LOCKED] = "worksteal, mutex deque",
     [S_WS] = "worksteal",
@@ -1576,6 +1585,42 @@ static const char *const plot_label[S_COUNT] = {
     [S_TBB] = "oneTBB",
     [S_RAYON] = "Rayon",
 };
+
+/* bench_futures's output: each table's last row (its largest worker count), cq/fut (the mutex
+ * pool's futures over worksteal's) and java/fut (ForkJoinPool's), labelled "futures" and the
+ * table's workload. Rows: workers, six times, fut/spawn, cq/fut, java/fut, ns/fut. */
+static void read_futures_output(const char *out)
+{
+    char label[48] = "", last[512] = "";
+    for (const char *line = out;; line++) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), line);
+        unsigned workers;
+        bool row = sscanf(buf, "%u", &workers) == 1 && label[0] != '\0';
+        if (row)
+            snprintf(last, sizeof(last), "%s", buf);
+        if ((!row || eol == NULL) && last[0] != '\0') { /* the table ended: its last row */
+            char cq[32], java[32];
+            if (sscanf(last, "%*s %*s %*s %*s %*s %*s %*s %*s %31s %31s", cq, java) == 2) {
+                add_extra_bar(label, S_CENTRAL, strtod(cq, NULL));
+                add_extra_bar(label, P_JAVA, strtod(java, NULL));
+            }
+            last[0] = '\0';
+        }
+        if (strstr(buf, " futures per run;") != NULL) {
+            char name[24];
+            if (sscanf(buf, "%23[a-z]", name) == 1)
+                snprintf(label, sizeof(label), "futures %s", name);
+        } else if (!row && strncmp(buf, "workers", 7) != 0) {
+            label[0] = '\0';
+        }
+        if (eol == NULL)
+            break;
+        line = eol;
+    }
+}
 
 /* One panel's table: a row per workload or comparison, a column per runtime shown. */
 typedef struct plot_table {
@@ -1614,15 +1659,27 @@ static void plot_relative_table(plot_table *t, const options *o, unsigned p)
         if (!o->wl[w] || !cell_ok(ws))
             continue;
         snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
-        for (int k = 0; k < t->nscheds; k++) /* ratio(base, c): base's time over c's */
-            t->v[t->nrows][k] = ratio(find_cell(w, t->scheds[k], p), ws);
+        for (int k = 0; k < t->nscheds; k++) { /* ratio(base, c): base's time over c's */
+            unsigned workers = t->scheds[k] == S_SERIAL ? 0 : p; /* serial's cells have 0 */
+            t->v[t->nrows][k] = ratio(find_cell(w, t->scheds[k], workers), ws);
+        }
         t->nrows++;
     }
+    /* The closing sections' bars, one row per label (futures: the mutex pool's and Java's). */
+    int first_extra = t->nrows;
     for (int i = 0; i < n_extra_bars; i++) {
-        snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", extra_bars[i].label);
+        int r = first_extra;
+        while (r < t->nrows && strcmp(t->row[r], extra_bars[i].label) != 0)
+            r++;
+        if (r == t->nrows) {
+            snprintf(t->row[r], sizeof(t->row[0]), "%.47s", extra_bars[i].label);
+            for (int k = 0; k < t->nscheds; k++)
+                t->v[r][k] = NAN;
+            t->nrows++;
+        }
         for (int k = 0; k < t->nscheds; k++)
-            t->v[t->nrows][k] = t->scheds[k] == extra_bars[i].sched ? extra_bars[i].rel : NAN;
-        t->nrows++;
+            if (t->scheds[k] == extra_bars[i].sched)
+                t->v[r][k] = extra_bars[i].rel;
     }
     plot_table_prune(t);
 }
@@ -1644,9 +1701,10 @@ static void plot_fork_table(plot_table *t, const options *o)
             continue;
         snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
         for (int k = 0; k < t->nscheds; k++) {
-            const cell *c = find_cell(w, t->scheds[k], 1);
-            t->v[t->nrows][k] =
-                cell_ok(c) ? (c->median - serial->median) / ws->c.spawns * 1e9 : NAN;
+            const cell *c = find_cell(w, t->scheds[k], 1); /* serial: the baseline, no bar */
+            t->v[t->nrows][k] = cell_ok(c) && t->scheds[k] != S_SERIAL
+                                    ? (c->median - serial->median) / ws->c.spawns * 1e9
+                                    : NAN;
         }
         t->nrows++;
     }
