@@ -18,6 +18,7 @@
  * Usage: bench_loop [--quick] [--workers 1,2,...] [--reps N] [--workloads sum,map,tri,heavy]
  *                   [--sweep-step K]   (explicit grains 1, K, K^2, ...; default 4)
  */
+#include "verdict.h"
 #include "worksteal.h"
 
 #include <errno.h>
@@ -427,11 +428,6 @@ static bool listed(const char *list, const char *key)
     return false;
 }
 
-static const char *verdict(bool met)
-{
-    return met ? "met" : "MISSED";
-}
-
 static double load_average(void)
 {
     double load = -1;
@@ -479,6 +475,7 @@ static bool bench_workload(const workload *w, bool quick, const unsigned *counts
     bool checks = true;
     for (int i = 0; i < ncells; i++)
         cells[i].ok = true;
+    wb_cpu_sample cpu0 = wb_cpu_sample_now(); /* other programs' share: verdict.h's rule */
     for (int r = 0; r < reps; r++)
         for (int i = 0; i < ncells; i++) {
             measurement m = measure(w, n, cells[i].v, cells[i].workers);
@@ -489,6 +486,9 @@ static bool bench_workload(const workload *w, bool quick, const unsigned *counts
             cells[i].times[cells[i].runs++] = m.seconds;
             cells[i].checksum = m.checksum;
         }
+    wb_others others = {0, 0};
+    wb_others_add(&others, cpu0, wb_cpu_sample_now());
+    double others_share = wb_others_share(&others);
     for (int i = 0; i < ncells; i++) {
         cell *c = &cells[i];
         if (c->runs != reps)
@@ -510,8 +510,12 @@ static bool bench_workload(const workload *w, bool quick, const unsigned *counts
         return false;
     }
 
-    printf("\n%s, N = %zu (load average %.1f before, %.1f after)\n  %-20s", w->title, n,
-           load_before, load_average(), "variant");
+    char share[32] = "unknown";
+    if (others_share >= 0)
+        snprintf(share, sizeof share, "%.0f%%", 100 * others_share);
+    printf("\n%s, N = %zu (load average %.1f before, %.1f after; other programs used %s of the "
+           "CPUs)\n  %-20s",
+           w->title, n, load_before, load_average(), share, "variant");
     for (int k = 0; k < nw; k++)
         printf(" | %10s P=%-4u", "", counts[k]);
     printf("\n");
@@ -546,13 +550,17 @@ static bool bench_workload(const workload *w, bool quick, const unsigned *counts
             continue;
         double vs_best = c[2].median_s / c[FIXED_VARIANTS + best].median_s;
         double vs_static = c[2].median_s / c[0].median_s;
+        char v1[128], v2[128];
         printf("  P=%u: automatic / best grain (%zu) = %.3f [<= 1.10: %s]; automatic / omp static "
                "= %.3f",
-               counts[k], grains[best], vs_best, verdict(vs_best <= 1.10), vs_static);
+               counts[k], grains[best], vs_best,
+               wb_verdict(vs_best <= 1.10, others_share, quick, false, v1, sizeof v1), vs_static);
         if (w->key[0] == 't' && counts[k] > 1)
-            printf(" [< 1: %s]\n", verdict(vs_static < 1.0));
+            printf(" [< 1: %s]\n",
+                   wb_verdict(vs_static < 1.0, others_share, quick, false, v2, sizeof v2));
         else
-            printf(" [<= 1.10: %s]\n", verdict(vs_static <= 1.10));
+            printf(" [<= 1.10: %s]\n",
+                   wb_verdict(vs_static <= 1.10, others_share, quick, false, v2, sizeof v2));
     }
     fflush(stdout);
     free(cells);
@@ -610,7 +618,13 @@ int main(int argc, char **argv)
     printf("bench_loop: median of %d runs; every run in a process of its own, after a warm-up "
            "on 1/16 of the range; runs of all variants interleaved; %ld online CPUs\n",
            reps, sysconf(_SC_NPROCESSORS_ONLN));
-    printf("columns: median ms and speedup over serial, per worker count P\n");
+    printf("columns: median ms and speedup over serial, per worker count P; rows: serial (the\n"
+           "  plain loop), omp static and omp dynamic,C (OpenMP's parallel for with that\n"
+           "  schedule), ws automatic grain (ws_parallel_for with grain 0: ranges split on\n"
+           "  demand), ws grain N (a fixed grain); under each table, worksteal's automatic grain\n"
+           "  against the best fixed one and against omp static, with a verdict only when other\n"
+           "  programs used at most %.0f%% of the CPUs (as every section of ws-bench)\n",
+           100 * WB_DISTURBED);
     bool all_checks = true;
     for (int wi = 0; wi < NWORKLOADS; wi++)
         if (only == NULL || listed(only, workloads[wi].key))

@@ -36,6 +36,7 @@
  * is ok, FAIL or error.
  */
 #include "bench.h"
+#include "verdict.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -120,7 +121,6 @@ static bool has_version(const wb_workload *wl, int sched)
 #define MAX_COPIES        64  /* serial copies side by side in one ceiling run */
 /* Other programs' share of the CPUs while a measurement ran, above which it is flagged as
  * disturbed. */
-#define DISTURBED 0.10
 
 /* Which workloads measure the ceiling (P serial copies side by side). */
 enum { CEIL_DEFAULT, CEIL_ALL, CEIL_NONE };
@@ -226,34 +226,6 @@ typedef struct counters {
     double others; /* share of the machine's CPU time other processes used during the runs, or
                       -1 when the runs were too short to tell */
 } counters;
-
-/* CPU time used by everyone (from /proc/stat) and by this process (all its threads), so that
- * the difference over a run says how much other programs took from it. */
-typedef struct cpu_sample {
-    double all_s, self_s, wall_s;
-} cpu_sample;
-
-static cpu_sample cpu_sample_now(void)
-{
-    cpu_sample c = {0, 0, wb_now()};
-    FILE *f = fopen("/proc/stat", "r");
-    if (f) {
-        unsigned long long v[8] = {0};
-        if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7]) == 8) {
-            /* busy = user nice system irq softirq steal (not idle, not iowait); steal is time
-             * the hypervisor gave our virtual CPUs to someone else */
-            unsigned long long busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-            c.all_s = (double)busy / (double)sysconf(_SC_CLK_TCK);
-        }
-        fclose(f);
-    }
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        c.self_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    return c;
-}
 
 /* ---- the ceiling: P serial copies side by side ----
  *
@@ -398,12 +370,12 @@ static void meas_run(const options *o, meas *m, const wb_workload *wl, void *sta
         ws_pool_stats(m->r.ws, &m->ws0);
     if (m->reps == 0 && m->r.cq)
         cq_pool_stats(m->r.cq, &m->cq0);
-    cpu_sample c0 = cpu_sample_now();
+    wb_cpu_sample c0 = wb_cpu_sample_now();
     double t0 = wb_now(), t = 0;
     int err = m->ceiling ? run_copies(wl, states, n, &m->r, &t) : wl->run(state, &m->r);
     if (!m->ceiling)
         t = wb_now() - t0;
-    cpu_sample c1 = cpu_sample_now();
+    wb_cpu_sample c1 = wb_cpu_sample_now();
     double others = (c1.all_s - c0.all_s) - (c1.self_s - c0.self_s);
     m->others_s += others > 0 ? others : 0;
     m->self_s += c1.self_s - c0.self_s;
@@ -659,12 +631,6 @@ static int child_main(const options *o)
 /* Driver: results                                                                           */
 /* ---------------------------------------------------------------------------------------- */
 
-/* The other processes' CPU time during a cell's runs and the CPU time those runs could have
- * used, summed over the rounds. */
-typedef struct round_cpu {
-    double others_s, capacity_s;
-} round_cpu;
-
 typedef struct cell {
     int wl, sched;
     unsigned workers; /* 0 for serial */
@@ -674,7 +640,7 @@ typedef struct cell {
     int rounds;                      /* rounds reported so far */
     double round_median[MAX_ROUNDS]; /* each round's median; median is their median */
     counters round_sum;              /* the rounds' counters, summed; c is their mean */
-    round_cpu cpu;
+    wb_others cpu;   /* other processes' CPU time in the runs, summed over the rounds */
     char status[32]; /* ok, FAIL, error, crashed, timeout, n/a */
     char answer[256];
 } cell;
@@ -701,7 +667,7 @@ typedef struct ceiling_row {
     double others;
     int rounds;
     double round_median[MAX_ROUNDS];
-    round_cpu cpu;
+    wb_others cpu; /* other processes' CPU time in the runs, summed over the rounds */
     char status[32];
     char answer[256];
 } ceiling_row;
@@ -757,17 +723,7 @@ static int split_tabs(char *line, char **f, int max)
 
 static const ceiling_row *find_ceiling(int wl, unsigned copies);
 
-/* Other processes' share of the CPU time the runs of all rounds so far could have used, from
- * the rounds' sums. /proc/stat counts in clock ticks (10 ms): below about 50 ticks of capacity
- * the figure is noise, and is left unknown (-1). */
-static double others_share(const round_cpu *r)
-{
-    if (r->capacity_s < 0.5)
-        return -1;
-    return r->others_s < r->capacity_s ? r->others_s / r->capacity_s : 1;
-}
-
-static void round_cpu_add(round_cpu *r, const char *others_s, const char *capacity_s)
+static void round_cpu_add(wb_others *r, const char *others_s, const char *capacity_s)
 {
     r->others_s += strtod(others_s, NULL);
     r->capacity_s += strtod(capacity_s, NULL);
@@ -788,7 +744,7 @@ static void parse_ceiling_line(char **f)
     if (c->rounds == MAX_ROUNDS)
         return;
     round_cpu_add(&c->cpu, f[7], f[8]);
-    c->others = others_share(&c->cpu);
+    c->others = wb_others_share(&c->cpu);
     c->reps += atoi(f[3]);
     c->round_median[c->rounds++] = strtod(f[4], NULL);
     c->median = median(c->round_median, c->rounds);
@@ -880,7 +836,7 @@ static void parse_child_line(char *line, int expect_sched)
                       .attempts = sum->attempts / c->rounds,
                       .parks = sum->parks / c->rounds,
                       .depth = sum->depth,
-                      .others = others_share(&c->cpu)};
+                      .others = wb_others_share(&c->cpu)};
     if (c->rounds == 1 || strcmp(f[14], "ok") != 0) { /* a failed round marks the cell */
         snprintf(c->status, sizeof(c->status), "%s", f[14]);
         snprintf(c->answer, sizeof(c->answer), "%s", f[15]);
@@ -1007,6 +963,7 @@ static int run_sibling(const char *name, const char *const args[], char **captur
  * against fork-join, the mutex pool and Java's ForkJoinPool; with --quick, their smoke runs. */
 static void read_loop_output(const char *out, const char *const names[], int nnames);
 static void read_external_output(const char *out);
+static void read_futures_output(const char *out);
 
 static bool run_extras(bool quick)
 {
@@ -1040,7 +997,11 @@ static bool run_extras(bool quick)
         printf("\n== futures: bench_futures --quick\n");
     else
         printf("\n== futures: bench_futures --rounds 3 (the full run: bench_futures)\n");
-    int c = run_sibling("bench_futures", quick ? quick_args : futures_args, NULL);
+    out = NULL;
+    int c = run_sibling("bench_futures", quick ? quick_args : futures_args, &out);
+    if (out != NULL && c == 0)
+        read_futures_output(out); /* the plot's futures bars */
+    free(out);
     return a == 0 && b == 0 && c == 0;
 }
 
@@ -1282,7 +1243,7 @@ static void print_ceiling(const options *o, int w)
         printf(" P=%u%s: %.2fx (%s alone, %s for %u)", c->copies, star, x,
                fmt_time(serial->median, alone, sizeof(alone)),
                fmt_time(c->median, together, sizeof(together)), c->copies);
-        if (c->others > DISTURBED)
+        if (c->others > WB_DISTURBED)
             printf(" disturbed: others %.0f%%", 100 * c->others);
     }
     if (any)
@@ -1602,16 +1563,20 @@ static void read_external_output(const char *out)
     }
 }
 
-/* The runtimes the plot can show, in legend order, each with its fixed colour. */
-static const int plot_scheds[] = {S_WS, S_WS_STACK, S_WS_LOCKED, S_CENTRAL, S_OMP, S_TBB, S_RAYON};
+/* The runtimes the plot can show, in legend order, each with its fixed colour: the schedulers,
+ * and Java's ForkJoinPool, which only the futures section measures (P_JAVA). */
+enum { P_JAVA = S_COUNT, P_COUNT };
+static const int plot_scheds[] = {S_WS,  S_WS_STACK, S_WS_LOCKED, S_CENTRAL, S_OMP,
+                                  S_TBB, S_RAYON,    P_JAVA,      S_SERIAL};
 #define N_PLOT_SCHEDS ((int)(sizeof(plot_scheds) / sizeof(plot_scheds[0])))
-static const char *const plot_colour[S_COUNT] = {
+static const char *const plot_colour[P_COUNT] = {
     [S_SERIAL] = "#777777", [S_CENTRAL] = "#999999",  [S_WS_LOCKED] = "#56B4E9",
     [S_WS] = "#0072B2",     [S_WS_STACK] = "#CC79A7", [S_OMP] = "#E69F00",
-    [S_TBB] = "#009E73",    [S_RAYON] = "#D55E00",
+    [S_TBB] = "#009E73",    [S_RAYON] = "#D55E00",    [P_JAVA] = "#F0E442",
 };
-static const char *const plot_label[S_COUNT] = {
-    [S_SERIAL] = "serial",
+static const char *const plot_label[P_COUNT] = {
+    [P_JAVA] = "Java ForkJoinPool (futures)",
+    [S_SERIAL] = "serial code (no runtime)",
     [S_CENTRAL] = "central queue (mutex)",
     [S_WS_LOCKED] = "worksteal, mutex deque",
     [S_WS] = "worksteal",
@@ -1620,6 +1585,42 @@ static const char *const plot_label[S_COUNT] = {
     [S_TBB] = "oneTBB",
     [S_RAYON] = "Rayon",
 };
+
+/* bench_futures's output: each table's last row (its largest worker count), cq/fut (the mutex
+ * pool's futures over worksteal's) and java/fut (ForkJoinPool's), labelled "futures" and the
+ * table's workload. Rows: workers, six times, fut/spawn, cq/fut, java/fut, ns/fut. */
+static void read_futures_output(const char *out)
+{
+    char label[48] = "", last[512] = "";
+    for (const char *line = out;; line++) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        char buf[512];
+        snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) ? len : sizeof(buf) - 1), line);
+        unsigned workers;
+        bool row = sscanf(buf, "%u", &workers) == 1 && label[0] != '\0';
+        if (row)
+            snprintf(last, sizeof(last), "%s", buf);
+        if ((!row || eol == NULL) && last[0] != '\0') { /* the table ended: its last row */
+            char cq[32], java[32];
+            if (sscanf(last, "%*s %*s %*s %*s %*s %*s %*s %*s %31s %31s", cq, java) == 2) {
+                add_extra_bar(label, S_CENTRAL, strtod(cq, NULL));
+                add_extra_bar(label, P_JAVA, strtod(java, NULL));
+            }
+            last[0] = '\0';
+        }
+        if (strstr(buf, " futures per run;") != NULL) {
+            char name[24];
+            if (sscanf(buf, "%23[a-z]", name) == 1)
+                snprintf(label, sizeof(label), "futures %s", name);
+        } else if (!row && strncmp(buf, "workers", 7) != 0) {
+            label[0] = '\0';
+        }
+        if (eol == NULL)
+            break;
+        line = eol;
+    }
+}
 
 /* One panel's table: a row per workload or comparison, a column per runtime shown. */
 typedef struct plot_table {
@@ -1658,15 +1659,27 @@ static void plot_relative_table(plot_table *t, const options *o, unsigned p)
         if (!o->wl[w] || !cell_ok(ws))
             continue;
         snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
-        for (int k = 0; k < t->nscheds; k++) /* ratio(base, c): base's time over c's */
-            t->v[t->nrows][k] = ratio(find_cell(w, t->scheds[k], p), ws);
+        for (int k = 0; k < t->nscheds; k++) { /* ratio(base, c): base's time over c's */
+            unsigned workers = t->scheds[k] == S_SERIAL ? 0 : p; /* serial's cells have 0 */
+            t->v[t->nrows][k] = ratio(find_cell(w, t->scheds[k], workers), ws);
+        }
         t->nrows++;
     }
+    /* The closing sections' bars, one row per label (futures: the mutex pool's and Java's). */
+    int first_extra = t->nrows;
     for (int i = 0; i < n_extra_bars; i++) {
-        snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", extra_bars[i].label);
+        int r = first_extra;
+        while (r < t->nrows && strcmp(t->row[r], extra_bars[i].label) != 0)
+            r++;
+        if (r == t->nrows) {
+            snprintf(t->row[r], sizeof(t->row[0]), "%.47s", extra_bars[i].label);
+            for (int k = 0; k < t->nscheds; k++)
+                t->v[r][k] = NAN;
+            t->nrows++;
+        }
         for (int k = 0; k < t->nscheds; k++)
-            t->v[t->nrows][k] = t->scheds[k] == extra_bars[i].sched ? extra_bars[i].rel : NAN;
-        t->nrows++;
+            if (t->scheds[k] == extra_bars[i].sched)
+                t->v[r][k] = extra_bars[i].rel;
     }
     plot_table_prune(t);
 }
@@ -1688,9 +1701,10 @@ static void plot_fork_table(plot_table *t, const options *o)
             continue;
         snprintf(t->row[t->nrows], sizeof(t->row[0]), "%.47s", workloads[w]->name);
         for (int k = 0; k < t->nscheds; k++) {
-            const cell *c = find_cell(w, t->scheds[k], 1);
-            t->v[t->nrows][k] =
-                cell_ok(c) ? (c->median - serial->median) / ws->c.spawns * 1e9 : NAN;
+            const cell *c = find_cell(w, t->scheds[k], 1); /* serial: the baseline, no bar */
+            t->v[t->nrows][k] = cell_ok(c) && t->scheds[k] != S_SERIAL
+                                    ? (c->median - serial->median) / ws->c.spawns * 1e9
+                                    : NAN;
         }
         t->nrows++;
     }
@@ -1853,22 +1867,13 @@ static double cells_others(const cell *const *c, int n)
     return others;
 }
 
-/* Why measurements with this "others" share cannot be judged, or NULL if they can: on a busy
- * machine a miss says more about the other programs than about the scheduler, and so may a
- * pass. Where the runs were too short to measure the share, the CPU checks decide. */
+/* Why measurements with this "others" share cannot be judged, or NULL if they can: verdict.h's
+ * rule, with this run's --quick and CPU check. */
 static bool judge_quick, judge_busy; /* set by print_targets */
 
 static const char *no_verdict(double others, char *buf, size_t len)
 {
-    if (judge_quick)
-        return "--quick sizes are too small";
-    if (others > DISTURBED) {
-        snprintf(buf, len, "other programs used %.0f%% of the CPUs meanwhile", 100 * others);
-        return buf;
-    }
-    if (others < 0 && judge_busy)
-        return "the CPU check found the machine busy";
-    return NULL;
+    return wb_no_verdict(others, judge_quick, judge_busy, buf, len);
 }
 
 static void print_target(const char *text, const cell *base, const cell *c, double goal)
@@ -1877,13 +1882,10 @@ static void print_target(const char *text, const cell *base, const cell *c, doub
     if (isnan(value))
         return; /* not measured in this run (--workloads, --schedulers, --workers) */
     const cell *both[] = {base, c};
-    char why[96];
-    const char *blocked = no_verdict(cells_others(both, 2), why, sizeof(why));
-    printf("  %-46s >= %5.2fx %7.2fx  ", text, goal, value);
-    if (blocked)
-        printf("no verdict: %s\n", blocked);
-    else
-        printf("%s\n", value >= goal ? "met" : "NOT MET");
+    char verdict[128];
+    printf("  %-46s >= %5.2fx %7.2fx  %s\n", text, goal, value,
+           wb_verdict(value >= goal, cells_others(both, 2), judge_quick, judge_busy, verdict,
+                      sizeof(verdict)));
 }
 
 /* The span argument: the two mergesorts do the same work, but the sequential merge leaves a span

@@ -83,7 +83,8 @@ WS_API WS_NODISCARD int ws_pool_create(ws_pool **out, const ws_config *config);
  * still inside ws_pool_run, ws_sync or a submission on it, stops the workers and frees
  * everything. Any thread except one of this pool's workers (that would wait for itself:
  * contract violation). NULL is ignored; the default pool is a contract violation (it is
- * destroyed at exit). */
+ * destroyed at exit). Once it returns the handle is invalid, as a pointer after free (debug
+ * builds abort naming the function that uses it). */
 WS_API void ws_pool_destroy(ws_pool *pool);
 
 /* The number of workers (P). Any thread. */
@@ -607,6 +608,9 @@ struct ws__frames {
     uint64_t fast_syncs;
 };
 #define WS__FRAME_SIZE 128
+/* A frame's runner: runs its task on the frame's arguments. Called with frame NULL, it answers
+ * the name query instead: w then points to a const char *, set to the task's name (src/frames.c
+ * names the task in its contract messages). */
 typedef void (*ws__frame_fn)(struct ws__frames *w, void *frame);
 /* The slow paths (src/frames.c): the spawn whose frame is written at w->head; the sync that
  * returns the newest frame once its task ran (checking that it is one of run's, named name);
@@ -779,6 +783,10 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
     {                                                                                      \
         name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                   \
         (void)ws_f_; /* a task without arguments or result does not read it */             \
+        if (ws_p_ == NULL) {                                                               \
+            *(const char **)(void *)ws_w_ = #name; /* the name query (ws__frame_fn) */     \
+            return;                                                                        \
+        }                                                                                  \
         KIND##KEEP(name(ws_w_, ws_w_->head ARGS));                                         \
     }                                                                                      \
     WS__HELPER void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)         \

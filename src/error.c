@@ -47,4 +47,5 @@ void ws__pool_check(const ws_pool *pool, const char *function)
 {
     if (pool == NULL)
         ws__contract_violation(function, "NULL pool");
+    ws__pool_check_live(pool, function);
 }

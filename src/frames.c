@@ -372,6 +372,30 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
     return frame;
 }
 
+/* The name of the task whose frames run runs (the name query of ws__frame_fn). */
+static const char *task_name(ws__frame_fn run)
+{
+    const char *name = "a stack task";
+    run((struct ws__frames *)(void *)&name, NULL);
+    return name;
+}
+
+/* The stack task run returned, leaving frames of its own (or of stack tasks it called) on the
+ * stack: names it and the newest frame's task (in the current segment, unless head is at its
+ * bottom). */
+static WS_COLD _Noreturn void returned_unsynced(ws__task_stack *s, ws__frame_fn run)
+{
+    const char *spawned = "...";
+    if (s->f.head != s->seg->frames)
+        spawned = task_name(((const frame_head *)(void *)(s->f.head - FRAME))->run);
+    char what[200];
+    snprintf(what, sizeof what,
+             "returned with a WS_SPAWN(%s) unsynced, its own or a stack task's it called (WS_SYNC "
+             "every WS_SPAWN before the body returns)",
+             spawned);
+    ws__contract_violation(task_name(run), what);
+}
+
 /* Runs a stack task's frame on worker w: the task began here, from elsewhere (a steal, a take
  * back, name_run). */
 static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
@@ -395,7 +419,7 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
     ws__frames_close(worker_of(s));
     run(frames_of(s), frame); /* its last slow sync left any segment it entered */
     if (s->f.head != s->floor)
-        ws__contract_violation("a stack task", "returned with a WS_SPAWN unsynced");
+        returned_unsynced(s, run);
     s->floor = floor;
     /* The outer task's next spawn closes the deque's fast path again, which this one's pushes
      * may have reopened. */

@@ -248,6 +248,7 @@ static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
  * reference of the pool until a worker takes the record from there. */
 static WS_NOINLINE int submit_outside(ws__future **out, ws_pool *pool, ws_future_fn fn, void *arg)
 {
+    ws__pool_check_live(pool, "ws_future_submit");
     int err = ws__pool_admit(pool, 1);
     if (err != 0)
         return err;

@@ -133,6 +133,7 @@ int ws_submit(ws_pool *pool, ws_fn fn, void *arg, unsigned flags)
 {
     if (pool == NULL || fn == NULL)
         ws__contract_violation("ws_submit", "NULL pool or function");
+    ws__pool_check_live(pool, "ws_submit");
     if (flags & ~WS_HIGH_PRIORITY)
         return EINVAL;
     ws__job *j = job_new(pool, fn, arg, flags, WS_KIND_DETACHED, pool);
@@ -166,6 +167,8 @@ void ws_group_init(ws_group *group, ws_pool *pool)
 {
     if (group == NULL)
         ws__contract_violation("ws_group_init", "NULL group");
+    if (pool != NULL)
+        ws__pool_check_live(pool, "ws_group_init");
     group_init((ws__group *)group, pool != NULL ? pool : ws_default_pool(), ws__current_group);
 }
 

@@ -409,6 +409,7 @@ typedef struct ws__record_cache {
     ws__task *chain;
     uint32_t count;
     bool registered; /* a thread-exit destructor will free it (outside threads) */
+    bool closed;     /* its thread is leaving (or the process): later records use the allocator */
 } ws__record_cache;
 
 /* The pool's stack of full chains: pushed by its workers, popped one chain at a time under the
@@ -803,7 +804,11 @@ struct ws_pool {
     ws__placement *placement;   /* NULL: workers not placed (topology.c) */
     unsigned serial;            /* the pool's number in this process, from 1 (trace pid) */
     unsigned generation;        /* the process's fork generation at creation (pool.c) */
+    uint32_t magic; /* WS_POOL_LIVE, WS_POOL_DESTROYED once destroyed (debug builds, pool.c) */
 };
+
+#define WS_POOL_LIVE      0x9001ab1eu /* ws_pool.magic */
+#define WS_POOL_DESTROYED 0xdeadb001u
 
 static inline void ws__idle_notify_if_sleepers(ws_pool *pool)
 {
@@ -986,8 +991,21 @@ static inline void ws__group_check_pool_done(const ws_pool *pool)
 
 /* Reports an API contract violation on stderr, naming the function, and aborts. */
 _Noreturn void ws__contract_violation(const char *function, const char *what);
-/* Aborts with the contract message of `function` if pool is NULL. */
+/* Aborts with the contract message of `function` if pool is NULL (or destroyed, in debug
+ * builds: ws__pool_check_live). */
 void ws__pool_check(const ws_pool *pool, const char *function);
+/* Debug builds (WS_DEBUG): aborts with one line naming function if pool was destroyed; its
+ * memory, kept in a quarantine (pool.c), is still readable. Release builds check nothing. */
+static inline void ws__pool_check_live(const ws_pool *pool, const char *function)
+{
+#ifdef WS_DEBUG
+    if (pool->magic != WS_POOL_LIVE)
+        ws__contract_violation(function, "the pool was destroyed (a handle is invalid once "
+                                         "ws_pool_destroy returns)");
+#else
+    (void)pool, (void)function;
+#endif
+}
 
 static inline void ws__frames_init(ws__worker *w)
 {

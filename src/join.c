@@ -114,6 +114,16 @@ bool ws__fork_push(ws__worker *w, ws__task *t)
     return push_task(w, t);
 }
 
+/* A join or sync found a waited task of its own frame's above its child: a spawn not synced yet. */
+static WS_COLD _Noreturn void unsynced_above(const char *function)
+{
+    if (strcmp(function, "ws_sync") == 0)
+        ws__contract_violation(function, "out of order: a newer ws_spawn of this thread is still "
+                                         "unsynced (sync in reverse spawn order, newest first)");
+    ws__contract_violation(function, "a ws_spawn made inside it is still unsynced (sync every "
+                                     "spawn before the function that made it returns)");
+}
+
 /* The pop at a join found p, from index at, instead of the child t. One case is legitimate: p
  * is newer than t, a free item (a job or a future) that the parent's code submitted from this
  * worker and did not wait for. A wait runs only work it waits for (docs/scheduler.md, "What a
@@ -136,8 +146,7 @@ static WS_NOINLINE ws__task *pop_past_free(ws__worker *w, ws__task *t, ws__task 
         /* relaxed: only this worker could have taken t while p, older, stayed in the deque
          * (thieves take the oldest first), and it marked t in its own program order. */
         if ((ws_load_relaxed(&t->state) & 3u) == WS_TASK_PENDING)
-            ws__contract_violation(function, "syncs out of order: a task spawned after this one "
-                                             "is not synced yet (sync the newest spawn first)");
+            unsynced_above(function);
         ws__wdeque_put_back(w, p, at);
         p = NULL;
     }
@@ -406,11 +415,14 @@ static WS_COLD void sync_violation(ws__task *t)
     /* relaxed: the spawning thread's own earlier store. */
     if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED)
         ws__contract_violation("ws_sync", "task synced twice");
+    if (t->flags == 0)
+        ws__contract_violation("ws_sync", "no ws_spawn to sync: the task was never spawned "
+                                          "(call ws_spawn on it first)");
     if (!on_spawn_stack(t))
         ws__contract_violation("ws_sync", "a task this thread did not spawn (ws_sync must run "
                                           "on the thread that called ws_spawn)");
-    ws__contract_violation("ws_sync", "not the most recent unsynced ws_spawn of this thread "
-                                      "(sync in reverse spawn order)");
+    ws__contract_violation("ws_sync", "out of order: not the newest unsynced ws_spawn of this "
+                                      "thread (sync in reverse spawn order, newest first)");
 }
 
 /* ws_sync of a profiled spawn: the child's totals merge by the sync rule of profile.c. */

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_STACK_SIZE ((size_t)8 << 20) /* 8 MiB, like the main thread's usual limit */
 #define MIN_STACK_SIZE     ((size_t)64 << 10)
@@ -40,6 +41,90 @@
 static void env_ignored(const char *name, const char *value, const char *want)
 {
     fprintf(stderr, "worksteal: ignoring %s=\"%s\" (expected %s)\n", name, value, want);
+}
+
+/* Every environment variable the library reads (src/, src/mpi), the one list of them: X(name).
+ * README.md's and docs/api.md's tables document each (tests/doc_check.sh). Variables that start
+ * with ENV_TESTS_PREFIX belong to the project's tests (tests/test.h) and are left alone. */
+#define WS_ENV_VARIABLES(X) \
+    X(WS_NUM_WORKERS)       \
+    X(WS_STACK_SIZE)        \
+    X(WS_PIN)               \
+    X(WS_STATS)             \
+    X(WS_TRACE)             \
+    X(WS_TRACE_EVENTS)      \
+    X(WS_PROFILE_CYCLES)    \
+    X(WS_MPI_DELAY_US)
+#define ENV_NAME_(name)  #name,
+#define ENV_STRING_(x)   #x
+#define ENV_STRING(x)    ENV_STRING_(x)
+#define ENV_TESTS_PREFIX ENV_STRING(WS_TEST_)
+static const char *const env_known[] = {WS_ENV_VARIABLES(ENV_NAME_)};
+enum { ENV_KNOWN = sizeof env_known / sizeof env_known[0], ENV_NAME_MAX = 64 };
+
+/* The edit distance (insertions, deletions, substitutions) between a[0..na) and b, b at most
+ * ENV_NAME_MAX characters. */
+static size_t edit_distance(const char *a, size_t na, const char *b)
+{
+    size_t nb = strlen(b), row[ENV_NAME_MAX + 1];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= na; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= nb; j++) {
+            size_t above = row[j];
+            size_t best = diagonal + (a[i - 1] != b[j - 1]);
+            best = above + 1 < best ? above + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[nb];
+}
+
+/* The known variable closest to name[0..len). */
+static const char *env_closest(const char *name, size_t len)
+{
+    const char *closest = env_known[0];
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < ENV_KNOWN; i++) {
+        size_t d = edit_distance(name, len, env_known[i]);
+        if (d < best) {
+            best = d;
+            closest = env_known[i];
+        }
+    }
+    return closest;
+}
+
+static bool env_is_known(const char *name, size_t len)
+{
+    for (size_t i = 0; i < ENV_KNOWN; i++) {
+        if (strlen(env_known[i]) == len && memcmp(env_known[i], name, len) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Once per process, at the first ws_pool_create: one line on stderr for each variable of the
+ * environment that starts with WS_ and that the library does not read, naming the closest one it
+ * does (WS_WORKERS: did you mean WS_NUM_WORKERS?), so that a misspelt setting is not silently
+ * ignored. */
+static void env_check_unknown(void)
+{
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        const char *name = *e, *eq = strchr(name, '=');
+        size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+        if (strncmp(name, "WS_", 3) != 0 || env_is_known(name, len) ||
+            strncmp(name, ENV_TESTS_PREFIX, strlen(ENV_TESTS_PREFIX)) == 0)
+            continue;
+        size_t shown = len < ENV_NAME_MAX ? len : ENV_NAME_MAX;
+        fprintf(stderr,
+                "worksteal: ignoring unknown environment variable %.*s (did you mean %s?)\n",
+                (int)shown, name, env_closest(name, shown));
+    }
 }
 
 /* WS_NUM_WORKERS if set and valid, else the CPUs the process can use: its affinity mask, capped
@@ -189,6 +274,46 @@ static void workers_free(ws_pool *pool)
     ws__free(pool->workers);
 }
 
+/* The pool's own memory, once nothing of it is used. Debug builds keep the last QUARANTINE
+ * pools allocated and marked destroyed instead, so that a later call on the handle reads valid
+ * memory and aborts naming itself (ws__pool_check_live) rather than reading freed memory; the
+ * oldest is freed when a newer one comes, and the rest at exit (no block is left for a leak
+ * checker). Release builds free the pool at once and check nothing. */
+#ifdef WS_DEBUG
+enum { QUARANTINE = 16 };
+static struct {
+    pthread_mutex_t lock;
+    ws_pool *pools[QUARANTINE]; /* under lock; slot next is the oldest */
+    unsigned next;
+} quarantine = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void pool_free(ws_pool *pool)
+{
+    pool->magic = WS_POOL_DESTROYED;
+    pthread_mutex_lock(&quarantine.lock);
+    ws_pool *oldest = quarantine.pools[quarantine.next];
+    quarantine.pools[quarantine.next] = pool;
+    quarantine.next = (quarantine.next + 1) % QUARANTINE;
+    pthread_mutex_unlock(&quarantine.lock);
+    ws__free(oldest);
+}
+
+__attribute__((destructor)) static void quarantine_free_at_exit(void)
+{
+    pthread_mutex_lock(&quarantine.lock);
+    for (unsigned i = 0; i < QUARANTINE; i++) {
+        ws__free(quarantine.pools[i]);
+        quarantine.pools[i] = NULL;
+    }
+    pthread_mutex_unlock(&quarantine.lock);
+}
+#else
+static void pool_free(ws_pool *pool)
+{
+    ws__free(pool);
+}
+#endif
+
 /* Stops and joins every started thread, frees everything. For destroy and failed creates. */
 static void pool_teardown(ws_pool *pool)
 {
@@ -208,7 +333,7 @@ static void pool_teardown(ws_pool *pool)
     workers_free(pool);
     ws__placement_free(pool->placement);
     pthread_mutex_destroy(&pool->spare_lock);
-    ws__free(pool);
+    pool_free(pool);
 }
 
 static int pool_start_workers(ws_pool *pool)
@@ -238,6 +363,13 @@ static void inherited_pool_free(ws_pool *pool);
 
 static void register_fork_handlers(void);
 
+/* What the process does once, at its first ws_pool_create. */
+static void first_pool_once(void)
+{
+    register_fork_handlers();
+    env_check_unknown();
+}
+
 /* One line on stderr naming a config field out of range (the reason of ws_pool_create's EINVAL). */
 static void config_field_invalid(const char *field, unsigned long long value,
                                  unsigned long long min, unsigned long long max)
@@ -266,10 +398,10 @@ static bool config_rejected(const ws_config *cfg)
 
 int ws_pool_create(ws_pool **out, const ws_config *config)
 {
-    static pthread_once_t fork_handlers_once = PTHREAD_ONCE_INIT;
+    static pthread_once_t first_pool = PTHREAD_ONCE_INIT;
     if (out == NULL)
         return EINVAL;
-    pthread_once(&fork_handlers_once, register_fork_handlers);
+    pthread_once(&first_pool, first_pool_once);
     ws_config cfg = {0};
     if (config != NULL)
         cfg = *config;
@@ -288,6 +420,7 @@ int ws_pool_create(ws_pool **out, const ws_config *config)
         ws__free(pool);
         return ENOMEM;
     }
+    pool->magic = WS_POOL_LIVE;
     pool->nworkers = n;
     pool->nspares = spares;
     pool->stack_size = stack;
@@ -365,6 +498,7 @@ void ws_pool_destroy(ws_pool *pool)
 {
     if (pool == NULL)
         return;
+    ws__pool_check_live(pool, "ws_pool_destroy");
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == pool)
         ws__contract_violation("ws_pool_destroy", "called from a task of the pool itself");
@@ -449,6 +583,7 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
 {
     if (pool == NULL || fn == NULL)
         ws__contract_violation("ws_pool_run", "NULL pool or function");
+    ws__pool_check_live(pool, "ws_pool_run");
     ws__worker *w = ws__tls_worker;
     if (w != NULL && w->pool == pool) {
         fn(arg);
@@ -474,6 +609,8 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
 
 void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what)
 {
+    if (pool != NULL)
+        ws__pool_check_live(pool, what);
     int err = ws_pool_run(pool != NULL ? pool : ws_default_pool(), fn, arg);
     if (err == ESHUTDOWN)
         ws__contract_violation(what, "the pool is being destroyed (ws_pool_run: ESHUTDOWN)");
@@ -516,7 +653,7 @@ bool ws__pool_alive(const ws_pool *pool)
 static void inherited_pool_free(ws_pool *pool)
 {
     workers_free(pool);
-    ws__free(pool);
+    pool_free(pool);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -526,10 +663,23 @@ static void inherited_pool_free(ws_pool *pool)
 /* The default pool is made on first use and destroyed by an atexit handler. After that
  * handler ran, fork-join and loops called from outside a worker run inline on the caller
  * (ws__default_pool_if_live returns NULL), and an explicit ws_default_pool() makes a new pool
- * and registers its destruction again: no thread is left running either way. */
+ * and registers its destruction again: no thread is left running either way.
+ *
+ * exit() called from a task (of any pool) cannot wait for the default pool's work: that work may
+ * be waiting for the very task that called exit (a default-pool job inside ws_pool_run on
+ * another pool whose task exits). Then the pool is destroyed only if no work is admitted when
+ * STOPPING is set; otherwise it is left to the process's end, threads and memory as they are.
+ * exit() from any other thread waits for the work, as ws_pool_destroy does. */
 static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool default_registered; /* an atexit handler is pending; under default_lock */
 static bool exit_began;         /* the handler ran; under default_lock */
+
+/* Sets STOPPING; true if no admitted reference was left (a destroy then waits for nothing). */
+static bool stop_if_idle(ws_pool *pool)
+{
+    /* acq_rel: as wait_admitted_gone's, which then finds the count as read here. */
+    return ws_fetch_or_acq_rel(&pool->admitted, ADMIT_STOPPING) == 0;
+}
 
 static void destroy_default_pool(void)
 {
@@ -541,8 +691,8 @@ static void destroy_default_pool(void)
     exit_began = true;
     pthread_mutex_unlock(&default_lock);
     ws__worker *w = ws__tls_worker;
-    if (pool == NULL || (w != NULL && w->pool == pool))
-        return; /* exit() called from one of its tasks: it cannot wait for itself */
+    if (pool == NULL || (w != NULL && (w->pool == pool || !stop_if_idle(pool))))
+        return; /* exit() called from a task while the pool has work (see above) */
     pool_destroy(pool);
 }
 

@@ -44,6 +44,7 @@ int ws_pool_profile(ws_pool *pool, ws_fn fn, void *arg, ws_profile *out)
 {
     if (pool == NULL || fn == NULL)
         ws__contract_violation("ws_pool_profile", "NULL pool or function");
+    ws__pool_check_live(pool, "ws_pool_profile");
     if (out == NULL)
         return EINVAL;
     ws__worker *w = ws__tls_worker;

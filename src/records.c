@@ -31,7 +31,8 @@
  * over that mix than over plain malloc and free). When a worker parks, the pool is idle: it
  * trims the stack to KEEP_CHAINS chains (2048 records, 128 KiB) and frees the rest. Each worker
  * holds at most BATCH records, freed with the pool, as is the stack. A thread that is no worker
- * of the pool holds at most one chain, freed by a thread-specific destructor when it exits.
+ * of the pool holds at most one chain, freed by a thread-specific destructor when it exits, and
+ * by a destructor of the library for the thread that calls exit() (main returning from main).
  * While the allocation fault injection of the tests is armed, records come from ws__malloc, so
  * that an injected failure lands on a submission as it did before.
  */
@@ -147,12 +148,15 @@ static pthread_key_t outside_key;
 static pthread_once_t outside_key_once = PTHREAD_ONCE_INIT;
 static bool outside_key_made;
 
+/* The thread is leaving: its list is freed, and whatever it frees or submits later (another
+ * destructor's work) goes through the allocator. */
 static void outside_cache_free(void *cache)
 {
     ws__record_cache *c = cache;
     chain_free(c->chain);
     c->chain = NULL;
     c->count = 0;
+    c->closed = true;
 }
 
 static void outside_key_make(void)
@@ -160,11 +164,23 @@ static void outside_key_make(void)
     outside_key_made = pthread_key_create(&outside_key, outside_cache_free) == 0;
 }
 
+/* The process's exit runs no thread-specific destructor, not even for the thread that calls
+ * exit() (main, returning from main): that thread's list is freed here, after every atexit
+ * handler (the default pool's destruction among them), and its later records come from the
+ * allocator. Threads still running at exit keep theirs, as they keep their stacks. */
+__attribute__((destructor)) static void outside_cache_free_at_exit(void)
+{
+    outside_cache_free(&outside_cache);
+}
+
 /* The list of a thread that is no worker of the pool, about to hold records: registered so that
- * the thread's exit frees them. False if that cannot be arranged (it then allocates). */
+ * the thread's exit frees them. False if that cannot be arranged, or if the process is exiting
+ * (it then allocates). */
 static bool outside_cache_registered(void)
 {
     ws__record_cache *c = &outside_cache;
+    if (c->closed)
+        return false;
     if (c->registered)
         return true;
     pthread_once(&outside_key_once, outside_key_make);

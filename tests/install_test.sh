@@ -2,7 +2,10 @@
 # Installs the built project into a temporary prefix, then builds and runs a consumer program
 # with the README's pkg-config lines (shared, with no LD_LIBRARY_PATH, and static), the README's
 # hello world with its build line, and through
-# find_package(worksteal) in CMake; then runs the installed ws-bench with its closing sections.
+# find_package(worksteal) in CMake; then runs the installed ws-bench with its closing sections
+# (BUILD_DIR is built with WS_BUILD_BENCH=ON, as make test's). Last, it configures the source
+# as the README's install line does, with the default options, and checks that this build makes
+# no test, example, benchmark or peer and installs no program.
 # usage: install_test.sh BUILD_DIR SOURCE_DIR
 set -eu
 build=$1
@@ -125,5 +128,19 @@ if [ -x "$tmp/prefix/bin/ws-bench" ]; then
             exit 1
         fi
     done
+fi
+# The README's install line, with its defaults: the library alone (configured, not built).
+grep -q '^cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j$' "$src/README.md"
+cmake -S "$src" -B "$tmp/defaults" -DCMAKE_BUILD_TYPE=Release >/dev/null
+extra=$(cmake --build "$tmp/defaults" --target help |
+    grep -E '(ws-bench|bench_|peer|rayon|java|test_|example_)' || true)
+if [ -n "$extra" ] || [ -d "$tmp/defaults/tests" ] || [ -d "$tmp/defaults/bench" ]; then
+    echo "$extra"
+    echo "FAIL: the README's install line builds tests, examples or benchmarks (above)"
+    exit 1
+fi
+if grep -rn --include=cmake_install.cmake -e 'ws-bench' -e 'libexec' "$tmp/defaults"; then
+    echo "FAIL: the README's install line installs ws-bench or its helpers (above)"
+    exit 1
 fi
 echo "install test passed"

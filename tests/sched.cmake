@@ -28,7 +28,8 @@ ws_add_test(test_sched_stats SOURCES test_sched_stats.c TIMEOUT 120 LABELS sched
 ws_add_test(test_sched_api SOURCES test_sched_api.c TIMEOUT 120 LABELS sched
             ENV WS_NUM_WORKERS=3)
 
-foreach(c max_workers config_reasons env_workers env_stack thread_fail alloc_fail abort_sync_order
+foreach(c max_workers config_reasons env_workers env_stack env_unknown thread_fail alloc_fail
+          abort_sync_order
           abort_sync_twice abort_unsynced abort_join_null abort_spawn_null)
   ws_add_test(test_sched_errors SOURCES test_sched_errors.c TIMEOUT 180 LABELS sched ARGS ${c})
 endforeach()

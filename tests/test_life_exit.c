@@ -4,6 +4,9 @@
  *             on the caller, with correct results, and leave no thread behind (they used to
  *             make a new default pool that was never destroyed). An explicit
  *             ws_default_pool() there makes a pool whose destruction runs at the end of exit.
+ *   exit      exit() from a task of the default pool, and from a task of another pool run by a
+ *             job of the default pool (which waits for it): the process exits with the status
+ *             given; the second used to hang, the default pool's destruction waiting for the job.
  *   misuse    ws_pool_destroy(ws_default_pool()), and NULL pools given to ws_pool_workers,
  *             ws_pool_threads and ws_pool_stats, each abort with one line naming the function
  *             (they used to free the default pool under its users, or crash).
@@ -86,6 +89,49 @@ static void check_late(void)
     printf("late: calls after the default pool's destruction ran inline, no thread left\n");
 }
 
+/* exit() from a task: of the default pool itself, or of another pool inside a job of the default
+ * pool, which waits for that task (the default pool's destruction at exit must not wait for its
+ * work then). Each must end the process with its status, not hang. */
+static ws_pool *inner_pool;
+
+static void exit_now(void *arg)
+{
+    printf("exit from a task: %s\n", (const char *)arg);
+    fflush(stdout);
+    exit(3);
+}
+
+static void run_on_inner(void *arg)
+{
+    (void)ws_pool_run(inner_pool, exit_now, arg);
+}
+
+static void exit_nested_child(void *arg)
+{
+    (void)arg;
+    ASSERT_OK(ws_pool_create(&inner_pool, &(ws_config){.workers = 1}));
+    (void)ws_pool_run(ws_default_pool(), run_on_inner, (char *)"nested");
+}
+
+static void exit_default_child(void *arg)
+{
+    (void)arg;
+    (void)ws_pool_run(ws_default_pool(), exit_now, (char *)"default");
+}
+
+static void check_exit_from_task(void (*child)(void *), const char *what)
+{
+    sched_child c;
+    memset(&c, 0, sizeof c);
+    sched_run_child(&c, child, NULL);
+    char want[64];
+    snprintf(want, sizeof want, "exit from a task: %s\n", what);
+    if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 3 || strcmp(c.out, want) != 0)
+        WS_TEST_FAIL("exit from a task (%s): status 0x%x (want exit 3), stdout:\n%s\nstderr:\n%s",
+                     what, (unsigned)c.status, c.out, c.err);
+    printf("%s", c.out);
+}
+
 static void destroy_default(void *arg)
 {
     (void)arg;
@@ -127,6 +173,8 @@ static void expect_contract(void (*fn)(void *), const char *line)
 int main(void)
 {
     check_late();
+    check_exit_from_task(exit_default_child, "default");
+    check_exit_from_task(exit_nested_child, "nested");
     expect_contract(destroy_default, "worksteal: ws_pool_destroy: the default pool is destroyed "
                                      "at exit, not by the caller");
     expect_contract(workers_null, "worksteal: ws_pool_workers: NULL pool");

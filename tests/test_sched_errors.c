@@ -8,13 +8,18 @@
  *   env_stack     WS_STACK_SIZE with K/M/G/T suffixes; invalid values are ignored with one line
  *                 on stderr; config.stack_size takes precedence over the variable; 1T, the
  *                 largest, is accepted, and the system then refuses such stacks (EAGAIN) or not
+ *   env_unknown   a variable that starts with WS_ and that the library does not read gets one
+ *                 line on stderr naming the closest one it reads, once per process; WS_TEST_*
+ *                 variables (the tests' own) get none
  *   thread_fail   the kth thread creation fails (k = 1, 2, ...): EAGAIN, *out untouched, no
  *                 thread left running, nothing leaked (ASan)
  *   alloc_fail    the kth allocation fails (k = 1, 2, ... until creation succeeds): ENOMEM each
  *                 time, *out untouched, no thread left running, nothing leaked (ASan)
  *   abort_sync_order, abort_sync_twice, abort_join_null, abort_spawn_null (a NULL function
  *                 or task; ws_sync of a NULL task)
- *                 contract violations abort (SIGABRT) with a message naming the function
+ *                 contract violations abort (SIGABRT) with a message naming the function and
+ *                 the cause (a sync out of order says "order", one of a task never spawned says
+ *                 so)
  * The environment and abort cases run each attempt in a forked child, with its stderr (and
  * stdout) captured through pipes. Forking is done while this process has no other thread.
  */
@@ -335,6 +340,49 @@ static void case_alloc_fail(void)
     }
 }
 
+/* ---- env_unknown ------------------------------------------------------------------------- */
+
+typedef struct unknown_case {
+    const char *set;  /* NAME=VALUE put in the environment */
+    const char *line; /* the expected stderr, whole ("" for none) */
+} unknown_case;
+
+/* In the child: the variable set, two pools made one after the other (the check runs once). */
+static void unknown_child(void *p)
+{
+    const unknown_case *c = p;
+    ASSERT_OK(putenv((char *)c->set));
+    for (int i = 0; i < 2; i++) {
+        ws_pool *pool;
+        ASSERT_OK(ws_pool_create(&pool, &(ws_config){.workers = 1}));
+        ws_pool_destroy(pool);
+    }
+}
+
+static void case_env_unknown(void)
+{
+    const unknown_case cases[] = {
+        {"WS_WORKERS=2", "worksteal: ignoring unknown environment variable WS_WORKERS (did you "
+                         "mean WS_NUM_WORKERS?)\n"},
+        {"WS_STAT=1", "worksteal: ignoring unknown environment variable WS_STAT (did you mean "
+                      "WS_STATS?)\n"},
+        {"WS_TRACE_EVENT=4096", "worksteal: ignoring unknown environment variable WS_TRACE_EVENT "
+                                "(did you mean WS_TRACE_EVENTS?)\n"},
+        {"WS_NUM_WORKERS=1", ""},   /* known */
+        {"WS_TEST_ANYTHING=1", ""}, /* the tests' own */
+        {"WSX_WORKERS=1", ""},      /* not the library's prefix */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sched_child ch;
+        sched_run_child(&ch, unknown_child, (void *)&cases[i]);
+        sched_expect_clean_exit(&ch, cases[i].set);
+        printf("%s: stderr: %s", cases[i].set, ch.err[0] != '\0' ? ch.err : "(nothing)\n");
+        if (strcmp(ch.err, cases[i].line) != 0)
+            WS_TEST_FAIL("%s: expected on stderr\n%s\ngot\n%s", cases[i].set, cases[i].line,
+                         ch.err);
+    }
+}
+
 /* ---- contract violations ----------------------------------------------------------------- */
 
 static void nothing(void *p)
@@ -546,6 +594,11 @@ static void expect_abort(const violation *v)
                      ch.err);
 }
 
+/* The real cause, named: a sync out of order (on a worker the deque's order catches it, outside
+ * one the thread's spawn stack), and a sync with no spawn at all. */
+#define ORDER    "worksteal: ws_sync: out of order"
+#define NO_SPAWN "worksteal: ws_sync: no ws_spawn to sync: the task was never spawned"
+
 static void run_violations(const violation *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -568,14 +621,16 @@ int main(int argc, char **argv)
         case_env_workers();
     } else if (strcmp(c, "env_stack") == 0) {
         case_env_stack();
+    } else if (strcmp(c, "env_unknown") == 0) {
+        case_env_unknown();
     } else if (strcmp(c, "thread_fail") == 0) {
         case_thread_fail();
     } else if (strcmp(c, "alloc_fail") == 0) {
         case_alloc_fail();
     } else if (strcmp(c, "abort_sync_order") == 0) {
         const violation v[] = {
-            {"ws_sync out of reverse spawn order", "ws_sync", sync_out_of_order, 1},
-            {"ws_sync out of reverse spawn order", "reverse spawn order", sync_out_of_order, 0},
+            {"ws_sync out of reverse spawn order", ORDER, sync_out_of_order, 1},
+            {"ws_sync out of reverse spawn order", ORDER, sync_out_of_order, 0},
             {"ws_sync on another thread", "this thread did not spawn", sync_other_thread, 0},
         };
         run_violations(v, sizeof v / sizeof v[0]);
@@ -587,8 +642,8 @@ int main(int argc, char **argv)
             {"ws_sync of the same inline-spawned task twice", "ws_sync", sync_twice_inline, 2},
             {"ws_sync twice, the index reused in between", "synced twice", sync_twice_reused, 1},
             {"ws_sync twice, the index reused in between", "synced twice", sync_twice_reused, 2},
-            {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 1},
-            {"ws_sync of a task never spawned", "ws_sync", sync_unspawned, 0},
+            {"ws_sync of a task never spawned", NO_SPAWN, sync_unspawned, 1},
+            {"ws_sync of a task never spawned", NO_SPAWN, sync_unspawned, 0},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_unsynced") == 0) {
@@ -600,7 +655,7 @@ int main(int argc, char **argv)
             {"a task returning with an inline spawn unsynced", "ws_spawn", return_unsynced_inline,
              2},
             {"a record spawned again before its sync", "ws_sync", spawn_twice, 1},
-            {"ws_sync out of order, three spawns", "ws_sync", sync_out_of_order_3, 1},
+            {"ws_sync out of order, three spawns", ORDER, sync_out_of_order_3, 1},
         };
         run_violations(v, sizeof v / sizeof v[0]);
     } else if (strcmp(c, "abort_join_null") == 0) {
