@@ -146,7 +146,7 @@ WS_API void ws_sync(ws_task *task);
  * fast_joins and fast_syncs are atomic: accessed with __atomic builtins only. */
 struct ws__fast {
     int64_t bottom;
-    int64_t guard;
+    int64_t take_bar;
     int64_t fast_base;
     void **slot;
     uint64_t mask;
@@ -312,15 +312,26 @@ static inline __attribute__((always_inline)) void ws__fast_count(uint64_t *count
 }
 
 /* True if the record that the inline fork pushed, recording end (the deque's bottom after its
- * push), is the newest item of the calling worker's deque and private: bottom is still end, and
- * its index end - 1 lies at or above the guard (a share, or a reserve, leaves it below). Only
- * the owner moves bottom and the guard, so plain reads suffice (docs/deque.md, "The inline fast
- * path"). */
+ * push), is the newest item of the calling worker's deque and private, and no thief asks for
+ * work: bottom is still end, and its index end - 1 lies at or above take_bar, which is the
+ * guard (a share, or a reserve, leaves the index below it), or above every index while a thief
+ * asks (the library then answers). Only the owner moves bottom and the guard, so relaxed reads
+ * suffice (docs/deque.md, "The inline fast path"). */
 static inline __attribute__((always_inline)) bool ws__fast_owns(struct ws__fast *f, int64_t end)
 {
-    if (__builtin_expect(__atomic_load_n(&f->bottom, __ATOMIC_RELAXED) != end, 0))
+    int64_t bottom = __atomic_load_n(&f->bottom, __ATOMIC_RELAXED);
+    if (__builtin_expect(bottom != end, 0))
         return false;
-    return __builtin_expect(end > f->guard, 1);
+#if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+    /* take_bar as a memory operand (a single-copy-atomic read), as in ws__fast_room; bottom,
+     * equal to end, is already in a register. */
+    __asm__ goto("cmpq %1, %0\n\tjle %l[below]" : : "r"(bottom), "m"(f->take_bar) : "cc" : below);
+    return true;
+below:
+    return false;
+#else
+    return __builtin_expect(end > __atomic_load_n(&f->take_bar, __ATOMIC_RELAXED), 1);
+#endif
 }
 
 /* Takes the newest item, at index top, back (the caller checked that it is private and its
@@ -598,13 +609,15 @@ WS_API void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what);
 /* Internal: the owner's words of a worker's task stack (src/frames.c has the protocol). head:
  * where the next frame goes; end_fast (atomic, accessed with __atomic builtins): a spawn whose
  * frame lies below it takes the fast path, 0 sends every spawn to the library (a thief asking
- * for work, profiling, tracing, the first spawn of a task the worker took); split: the frames
- * below it were handed to the worker's deque, so a sync there goes to the library; fast_syncs:
- * forks taken back by the fast path (one writer, read by statistics readers). */
+ * for work, profiling, tracing, the first spawn of a task the worker took); sync_bar (atomic,
+ * as end_fast): the address below which frames were handed to the worker's deque, so that a
+ * sync there goes to the library, or above every frame while a thief asks for work (the library
+ * then answers it); fast_syncs: forks taken back by the fast path (one writer, read by
+ * statistics readers). */
 struct ws__frames {
     char *head;
     uint64_t end_fast;
-    char *split;
+    uint64_t sync_bar;
     uint64_t fast_syncs;
 };
 #define WS__FRAME_SIZE 128
@@ -681,12 +694,20 @@ slow:
 static inline __attribute__((always_inline)) void *ws__frames_pop(struct ws__frames *w, char **hp)
 {
     char *h = *hp - WS__FRAME_SIZE;
-    if (__builtin_expect(h < w->split, 0))
-        return NULL;
+#if defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
+    /* sync_bar as a memory operand (a single-copy-atomic read), as in ws__fast_room. */
+    __asm__ goto("cmpq %1, %0\n\tjb %l[handed]" : : "r"(h), "m"(w->sync_bar) : "cc" : handed);
+#else
+    if (__builtin_expect((uint64_t)(uintptr_t)h < __atomic_load_n(&w->sync_bar, __ATOMIC_RELAXED),
+                         0))
+        goto handed;
+#endif
     *hp = h;
     w->head = h;
     ws__fast_count(&w->fast_syncs);
     return h;
+handed:
+    return NULL;
 }
 #else
 static inline char *ws__frames_push(struct ws__frames *w, char *h)
@@ -1146,7 +1167,11 @@ WS_API void ws_block_end(void);
     X(steals_numa, SUM, "steals within a NUMA node (or package), not an L3")                \
     X(steals_remote, SUM, "steals between placed workers on different NUMA nodes")          \
     X(handoffs, SUM,                                                                        \
-      "tasks a wait took but may not run (not waited for), queued for the workers' loops")
+      "tasks a wait took but may not run (not waited for), queued for the workers' loops")  \
+    X(idle_asking_ns, SUM,                                                                  \
+      "ns workers were idle after asking a busy worker for its private work, until they "   \
+      "found work")                                                                         \
+    X(idle_asking_max_ns, MAX, "the longest of those spells, ns")
 
 typedef struct ws_stats {
 #define WS_STATS_FIELD_(name, kind, doc) uint64_t name;

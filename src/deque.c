@@ -398,6 +398,7 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     ws_store_relaxed(&q->ts, WS_SDEQUE_TOP_ONE);
     ws_store_relaxed(&q->wanted, 0);
     q->ask_also = NULL;
+    q->ask_sync = NULL;
     ws_store_relaxed(&q->array, a);
     ws_store_relaxed(&q->growths, 0);
     ws_store_relaxed(&q->limit, 0);
@@ -405,7 +406,8 @@ int ws_sdeque_init(ws_sdeque *q, size_t initial_capacity, unsigned reserve)
     q->open_spawns = 0;
     ws_store_relaxed(&q->fast_syncs, 0);
     q->guard = 1;
-    q->fast_base = 2; /* top 1, as read */
+    ws_store_relaxed(&q->take_bar, 1); /* relaxed: initialisation, as above */
+    q->fast_base = 2;                  /* top 1, as read */
     q->slot = a->slot;
     q->mask = a->mask;
     q->reserve = reserve < WS_SDEQUE_MAX_RESERVE ? reserve : WS_SDEQUE_MAX_RESERVE;
@@ -435,6 +437,31 @@ static void sdeque_reopen(ws_sdeque *q, uint64_t seen)
     /* relaxed: ordered by the CAS above. A request we have not served: close again. */
     if (ws_load_relaxed(&q->wanted) != 0)
         ws_exchange_relaxed(&q->limit, 0); /* an RMW, as every write of limit */
+}
+
+/* Owner only, having answered a request (or found none): puts the guard back as take_bar if a
+ * request had raised it, and raises it again if a request is pending by then ("Requests"). */
+static void sdeque_reopen_bar(ws_sdeque *q)
+{
+    int64_t asked = WS_SDEQUE_BAR_ASKED;
+    /* relaxed: a look first (a raise after it waits for the next take-back); acquire: pairs with
+     * the thieves' release exchanges of take_bar in sdeque_ask; every write of take_bar is an
+     * RMW, so if this CAS overwrites a request's raise, that thief's store of wanted is visible
+     * to the load below (release sequence). */
+    if (ws_load_relaxed(&q->take_bar) != asked ||
+        !WS_SDEQUE_REOPEN_BAR(&q->take_bar, &asked, q->guard))
+        return;
+    /* relaxed: ordered by the CAS above. A request we have not served: raise it again. */
+    if (ws_load_relaxed(&q->wanted) != 0)
+        ws_exchange_relaxed(&q->take_bar, WS_SDEQUE_BAR_ASKED); /* an RMW, as every write */
+}
+
+/* Owner only: the guard moved from old: take_bar follows it, unless a thief raised it (the
+ * request then stays for the owner's next take-back). */
+static void sdeque_move_bar(ws_sdeque *q, int64_t old)
+{
+    /* relaxed: the owner's own value; a thief's raise makes it fail, which is what we want. */
+    ws_cas_relaxed(&q->take_bar, &old, q->guard);
 }
 
 /* Owner only: sdeque_reopen after the room changed outside a slow push, leaving a closed fast
@@ -609,6 +636,7 @@ static uint64_t sdeque_share(ws_sdeque *q, uint64_t avail, uint64_t k)
          * thieves' acquire load of ts; the add cannot carry into top (avail + k fits). */
         WS_SDEQUE_SHARE(&q->ts, k);
         q->guard += (int64_t)k;
+        sdeque_move_bar(q, q->guard - (int64_t)k);
     }
     return k;
 }
@@ -642,6 +670,7 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
         /* Full: refused (the caller runs the item); a request is served from the items held. */
         *published = sdeque_share(q, avail, sdeque_raise(q, b - 1, t)) > 0;
         sdeque_reopen(q, seen);
+        sdeque_reopen_bar(q);
         return -1;
     }
     if (b - t > (int64_t)q->mask && !sdeque_grow(q, t, b))
@@ -652,6 +681,7 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     /* items (not only the reserve) became public */
     *published = sdeque_share(q, avail, sdeque_raise(q, b, t)) > 0 && old_guard < b + 1;
     sdeque_reopen(q, seen);
+    sdeque_reopen_bar(q);
     return b - t;
 }
 
@@ -682,10 +712,34 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
         sdeque_drained(q, b + 1);
         return item;
     }
+    int64_t old = q->guard;
     q->guard = b;
+    sdeque_move_bar(q, old);
     q->fast_base = t + 1;
     WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
     return item;
+}
+
+bool ws__sdeque_answer(ws_sdeque *q)
+{
+    /* relaxed: read first, as in the slow push (sdeque_reopen's CAS decides). */
+    uint64_t seen = ws_load_relaxed(&q->limit);
+    /* relaxed: the owner's own variable. acquire: as in the slow push (fast_base from it). */
+    int64_t b = ws_load_relaxed(&q->bottom);
+    uint64_t avail = ws_load_acquire(&q->ts) & WS_SDEQUE_AVAIL_MASK;
+    q->fast_base = q->guard - (int64_t)avail + 1;
+    bool published = false;
+    /* relaxed: set by thieves (sdeque_ask); ordered for the reopenings by their CASes. */
+    if (ws_load_relaxed(&q->wanted) != 0) {
+        ws_store_relaxed(&q->wanted, 0);
+        /* The private items but the newest, which the owner is about to take: the older half. */
+        int64_t older = b - 1 - q->guard;
+        if (older > 0)
+            published = sdeque_share(q, avail, (uint64_t)(older + 1) / 2) > 0;
+    }
+    sdeque_reopen(q, seen);
+    sdeque_reopen_bar(q);
+    return published;
 }
 
 void ws__sdeque_sweep_free(ws_sdeque *q, bool (*keep)(void *item, int64_t index, void *ctx),
@@ -717,8 +771,12 @@ static void sdeque_ask(ws_sdeque *q)
          * this 0 sees wanted. An RMW, so that a later thief's exchange does not end this
          * one's release sequence. The owner's bounds check catches the 0. */
         WS_SDEQUE_ASK(&q->limit);
+        /* release: the same for the owner's take-backs, with sdeque_reopen_bar's CAS. */
+        WS_SDEQUE_ASK_BAR(&q->take_bar);
         if (q->ask_also != NULL)
             WS_SDEQUE_ASK_ALSO(q->ask_also); /* release: the same, for the owner's stack spawns */
+        if (q->ask_sync != NULL)
+            WS_SDEQUE_ASK_SYNC(q->ask_sync); /* release: and for its stack syncs */
     }
 }
 
@@ -735,6 +793,18 @@ static void sdeque_ask_for_frames(ws_sdeque *q)
     /* relaxed: a hint; the request's exchanges order what it needs. */
     if (q->ask_also != NULL && ws_load_relaxed(q->ask_also) != 0)
         sdeque_ask(q);
+}
+
+/* A thief took what was the owner's last item. The owner keeps top as it last read it, so its
+ * next push would see a deque that is not empty and take the fast path: no reserve, no wake-up,
+ * while every worker that could take the new items may have gone to sleep since (the thief
+ * among them). Its next push takes the slow path instead, which reads top. */
+static void sdeque_emptied(ws_sdeque *q)
+{
+    /* relaxed: as ws__sdeque_force_slow; the owner's slow push reads top with acquire. */
+    ws_exchange_relaxed(&q->limit, 0); /* an RMW, as every write of limit ("Requests") */
+    if (q->ask_also != NULL)
+        ws_exchange_relaxed(q->ask_also, 0); /* relaxed: the same for the stack spawns */
 }
 
 /* x - y for indices kept modulo 2^48 (top in ts), as a signed difference. */
@@ -759,7 +829,8 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
         return NULL; /* the oldest public item lies below the floor */
     /* acquire: pairs with the release stores of bottom: an item pushed into the reserve
      * (after the guard last moved) is visible once bottom is seen past it. */
-    if (index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t) <= 0) {
+    int64_t left = index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t);
+    if (left <= 0) {
         sdeque_ask_for_frames(q); /* the reserve's room, and no item in it yet */
         return NULL;
     }
@@ -784,6 +855,8 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
         sdeque_ask_for_frames(q);
         return NULL;
     }
+    if (left == 1)
+        sdeque_emptied(q);
     return item;
 }
 

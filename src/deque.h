@@ -211,6 +211,19 @@ void ws__deque_check(const ws_deque *q);
 #ifndef WS_SDEQUE_REOPEN
 #define WS_SDEQUE_REOPEN(p, e, v) ws_cas_acquire((p), (e), (v))
 #endif
+/* The same request's exchange of take_bar to WS_SDEQUE_BAR_ASKED, and the owner's acquiring
+ * CAS that puts the guard back there (tests/model_sdeque_ask.c weakens each). */
+#define WS_FRAMES_ASKED UINT64_MAX
+#ifndef WS_SDEQUE_ASK_SYNC
+#define WS_SDEQUE_ASK_SYNC(p) ws_exchange_release((p), WS_FRAMES_ASKED)
+#endif
+#ifndef WS_SDEQUE_ASK_BAR
+#define WS_SDEQUE_ASK_BAR(p) ws_exchange_release((p), WS_SDEQUE_BAR_ASKED)
+#endif
+#ifndef WS_SDEQUE_REOPEN_BAR
+#define WS_SDEQUE_REOPEN_BAR(p, e, v) ws_cas_acquire((p), (e), (v))
+#endif
+#define WS_SDEQUE_BAR_ASKED INT64_MAX
 /* The same request's exchange of the owner's stack-spawn word (ask_also; src/frames.c), paired
  * with frames.c's WS_FRAMES_REOPEN (tests/model_frames.c weakens each). */
 #ifndef WS_SDEQUE_ASK_ALSO
@@ -240,11 +253,15 @@ enum { WS_DEAD_LOCAL = 1, WS_DEAD_REMOTE = 2 };
 
 typedef struct ws_sdeque {
     /* The owner's line. bottom is one past the newest item: written by the owner only, read by
-     * thieves. guard is the owner's copy of top + avail; fast_base one more than a lower bound
-     * of top (top as last read with acquire, + 1, which spares the inline push a subtraction);
-     * slot and mask the current array: owner only. */
+     * thieves. take_bar: the guard (below), or WS_SDEQUE_BAR_ASKED while a thief asks for work;
+     * the inline take-back of worksteal.h takes an item back with plain accesses only at or
+     * above it, so that a request sends the owner's next take-back to the library, which
+     * answers it (deque.c, "Requests"); written by the owner and by asking thieves, RMWs only
+     * after init. fast_base: one more than a lower bound of top (top as last read with acquire,
+     * + 1, which spares the inline push a subtraction); slot and mask the current array: owner
+     * only. */
     alignas(WS_CACHE_LINE) _Atomic int64_t bottom;
-    int64_t guard;
+    _Atomic int64_t take_bar;
     int64_t fast_base;
     _Atomic(void *) *slot;
     size_t mask;
@@ -268,6 +285,7 @@ typedef struct ws_sdeque {
     WS__FUTURE_FIELDS
     int64_t depth_cap; /* owner only: the total size at which pushes take the slow path */
     int64_t reserve;   /* owner only: how far above an empty deque's bottom the guard goes */
+    int64_t guard;     /* owner only: its copy of top + avail (the first private index) */
     /* The thieves' line. ts: top (modulo 2^48) and avail = guard - top, changed only by
      * read-modify-writes (see deque.c). wanted: 1 while a thief waits for the owner to share. */
     alignas(WS_CACHE_LINE) _Atomic uint64_t ts;
@@ -275,6 +293,9 @@ typedef struct ws_sdeque {
     /* Set by the owner before any thief exists (NULL: none): a word that a thief's request sets
      * to 0 as well as limit, the fast path of the worker's stack spawns (frames.c). */
     _Atomic uint64_t *ask_also;
+    /* Likewise: a word that a request raises to WS_FRAMES_ASKED, the bar of the worker's stack
+     * syncs (frames.c), so that they answer it. */
+    _Atomic uint64_t *ask_sync;
     /* Thieves between their announcement and their last read of a slot (RMWs only): the owner
      * frees retired arrays when it reads 0 after publishing a new array (deque.c). */
     _Atomic uint32_t stealers;
@@ -318,6 +339,23 @@ size_t ws_sdeque_size(const ws_sdeque *q);
 int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published);
 /* Owner only: the pop of an index below the guard (takes a public item back). */
 void *ws__sdeque_pop_public(ws_sdeque *q);
+/* Owner only, about to take its newest item back (a sync, a wait, its loop's pop) while a thief
+ * asks (take_bar is WS_SDEQUE_BAR_ASKED): moves the guard over the older half of the private
+ * items below the newest one and reopens the fast paths. True if it published items (the
+ * caller then wakes a worker to take them). */
+bool ws__sdeque_answer(ws_sdeque *q);
+/* Any thread: is a thief's request waiting for this deque's owner to share its private items? */
+static inline bool ws__sdeque_asked_for(ws_sdeque *q)
+{
+    /* relaxed: a statistic's hint (worker.c, note_asked). */
+    return ws_load_relaxed(&q->wanted) != 0;
+}
+/* Owner only: does a thief ask for work (its request waits for the owner's answer)? */
+static inline bool ws__sdeque_asked(ws_sdeque *q)
+{
+    /* relaxed: the owner's line; a request seen late is answered at the next take. */
+    return ws_load_relaxed(&q->take_bar) == WS_SDEQUE_BAR_ASKED;
+}
 /* Owner only: from now on pushes take the slow path once the deque holds more than cap items
  * (cap 0: every push), so that the caller can watch the depth; recomputes limit, unless it is
  * 0 (a thief's request, or ws__sdeque_force_slow), which stays for the next slow push. */

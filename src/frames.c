@@ -102,7 +102,7 @@ static struct ws__frames *frames_of(ws__task_stack *s)
 
 static int64_t private_frames(const ws__task_stack *s)
 {
-    return (s->f.head - s->f.split) / FRAME;
+    return (s->f.head - s->split) / FRAME;
 }
 
 static void frames_destroy(ws__worker *w)
@@ -154,6 +154,35 @@ static void frames_reopen(ws__task_stack *s, uint64_t seen)
 #endif
 }
 
+/* split moved from old: sync_bar follows it, unless a thief raised it (the request then waits
+ * for the next slow sync or spawn). */
+static void move_bar(ws__task_stack *s, const char *old)
+{
+    uint64_t e = (uint64_t)(uintptr_t)old;
+    /* relaxed: the owner's own value; a thief's raise makes it fail, which is what we want. */
+    ws_cas_relaxed(&s->f.sync_bar, &e, (uint64_t)(uintptr_t)s->split);
+}
+
+/* Having answered a request (or found none): puts split back as sync_bar if a request raised
+ * it, and raises it again if a request is pending by then, as frames_reopen does for end_fast. */
+static void reopen_bar(ws__task_stack *s)
+{
+#ifndef WS_LOCKED_DEQUE
+    uint64_t asked = WS_FRAMES_ASKED;
+    /* relaxed: a look first, as in deque.c's sdeque_reopen_bar; acquire: pairs with the thieves'
+     * release exchange (sdeque_ask): if this CAS overwrites a request's raise, that thief's store
+     * of wanted is visible below (release sequence). */
+    if (ws_load_relaxed(&s->f.sync_bar) != asked ||
+        !WS_FRAMES_REOPEN(&s->f.sync_bar, &asked, (uint64_t)(uintptr_t)s->split))
+        return;
+    /* relaxed: ordered by the CAS above. */
+    if (ws_load_relaxed(&worker_of(s)->deque.wanted) != 0)
+        ws_exchange_relaxed(&s->f.sync_bar, WS_FRAMES_ASKED); /* an RMW, as every write */
+#else
+    (void)s;
+#endif
+}
+
 /* The record of a frame of the current segment (its index in the segment's records). */
 static ws_task *record_of(ws__task_stack *s, const char *frame)
 {
@@ -168,11 +197,13 @@ static void hand_over(ws__task_stack *s, int64_t k)
 {
     bool was = s->handing;
     s->handing = true;
+    char *old = s->split;
     for (int64_t i = 0; i < k; i++) {
-        char *frame = s->f.split;
-        s->f.split = frame + FRAME;
+        char *frame = s->split;
+        s->split = frame + FRAME;
         ws_spawn(record_of(s, frame), run_handed, frame);
     }
+    move_bar(s, old);
     s->handing = was;
 }
 
@@ -205,7 +236,9 @@ static void segment_enter(ws__task_stack *s)
     memcpy(n->frames, pending, FRAME);
     s->seg = n;
     s->f.head = n->frames + FRAME;
-    s->f.split = n->frames;
+    char *old = s->split;
+    s->split = n->frames;
+    move_bar(s, old);
     hand_over(s, 1);
 }
 
@@ -216,7 +249,9 @@ static void segment_leave(ws__task_stack *s)
     ws__frames_close(worker_of(s)); /* end_fast bounds the segment left */
     s->seg = old->prev;
     s->f.head = old->prev_head;
-    s->f.split = old->prev_head; /* its frames were handed over when old was entered */
+    char *was = s->split;
+    s->split = old->prev_head; /* its frames were handed over when old was entered */
+    move_bar(s, was);
     if (s->spare != NULL)
         ws__free(s->spare->block);
     s->spare = old;
@@ -231,6 +266,62 @@ static bool instrumented(ws__worker *w)
     /* relaxed: see ws__worker_update_depth_limit. */
     return ws_load_relaxed(&w->profiling) != 0 || w->pool->trace != NULL;
 #endif
+}
+
+#ifndef WS_LOCKED_DEQUE
+/* The reserve of a task stack, as the deque's reserve (docs/deque.md): while the worker's
+ * deque holds nothing that thieves could take, its first spawns hand their frames over, one per
+ * spawn, as many as the pool has workers, so that each other worker finds one without the
+ * owner's help (which it gives only at its spawns and syncs). That happens when the worker
+ * starts a stack task taken from elsewhere (fresh: its first frame, once it has one) and when
+ * thieves took its deque's last item (deque.c, sdeque_emptied, sends the next spawn here). */
+static bool refill(ws__task_stack *s, ws__worker *w)
+{
+    int64_t reserve = (int64_t)w->pool->nworkers;
+    if (reserve < 2 || private_frames(s) == 0)
+        return false;
+    if (s->fresh) {
+        s->fresh = false;
+        if (s->split != s->floor)
+            return false; /* the task handed frames over already */
+        s->refill = reserve;
+    } else if (s->refill == 0 && ws__wdeque_size(&w->deque) == 0) {
+        s->refill = reserve;
+    }
+    if (s->refill == 0)
+        return false;
+    hand_over(s, 1);
+    s->refill--;
+    return true;
+}
+
+/* Worker w, in a slow spawn or sync: if a thief asks for work, hands the older half of the
+ * private frames (at least one) to the deque. True if it did (the caller publishes them). */
+static bool serve(ws__task_stack *s, ws__worker *w)
+{
+    /* relaxed: set by the thief before its release exchanges, which the reopening CASes
+     * acquire; one read late here is answered at the next slow spawn or sync. */
+    if (ws_load_relaxed(&w->deque.wanted) == 0 || private_frames(s) == 0)
+        return false;
+    hand_over(s, (private_frames(s) + 1) / 2);
+    return true;
+}
+#endif
+
+/* A sync found sync_bar raised: a thief asks for work while this worker runs stack tasks,
+ * which push nothing else it could share. Answers as a slow spawn does (docs/scheduler.md,
+ * "Sharing private work"); a frame handed over here is synced through the deque. */
+static WS_NOINLINE void answer(ws__task_stack *s)
+{
+#ifndef WS_LOCKED_DEQUE
+    ws__worker *w = worker_of(s);
+    if (!instrumented(w) && serve(s, w)) {
+        ws__wdeque_publish_all(&w->deque);
+        ws__wdeque_force_slow(&w->deque); /* frames stay private: pushes come through a flush */
+        ws__idle_notify(w->pool);
+    }
+#endif
+    reopen_bar(s);
 }
 
 void ws__frames_spawn_slow(struct ws__frames *pf)
@@ -250,19 +341,8 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
         return;
     }
 #ifndef WS_LOCKED_DEQUE
-    bool publish = false;
-    if (s->fresh) {
-        s->fresh = false;
-        if (w->pool->nworkers > 1 && s->f.split == s->floor) {
-            hand_over(s, 1);
-            publish = true;
-        }
-    }
-    /* relaxed: a request missed here keeps end_fast at 0 for the next slow spawn. */
-    if (ws_load_relaxed(&w->deque.wanted) != 0) {
-        hand_over(s, (private_frames(s) + 1) / 2);
-        publish = true;
-    }
+    bool publish = refill(s, w);
+    publish |= serve(s, w); /* a request missed here keeps end_fast at 0 for the next one */
     if (publish)
         ws__wdeque_publish_all(&w->deque);
     /* The hand-overs above pushed through the deque's slow push, which reopens its fast path.
@@ -270,6 +350,9 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
      * must come through a flush. */
     ws__wdeque_force_slow(&w->deque);
     frames_reopen(s, seen);
+    reopen_bar(s);
+    if (s->refill > 0)
+        ws__frames_close(w); /* the next spawn hands a frame over too */
     /* After the reopen: a thief that goes to sleep after this wake-up looked (idle.c) sees
      * end_fast as reopened, or a later request's 0, and tries this worker, not a 0 of the
      * request just served. seen == 0: a request's 0, which thieves skip, though its wanted
@@ -357,7 +440,10 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
     frame_head *frame = (frame_head *)(void *)h;
     if (frame->run != run)
         ws__frames_mismatch(name);
-    if (h >= s->f.split) { /* private after all (the fast path is off in this build) */
+    /* relaxed: the owner's line; a raise seen late is answered at the next slow sync. */
+    if (ws_load_relaxed(&s->f.sync_bar) == WS_FRAMES_ASKED)
+        answer(s);
+    if (h >= s->split) { /* private after all (the fast path is off in this build) */
         s->f.head = h;
         ws_counter_add(&s->f.fast_syncs, 1); /* relaxed: a statistic with one writer */
         run(pf, frame);
@@ -366,7 +452,9 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
          * in place, and this worker may run others while it waits). */
         ws_sync(record_of(s, h));
         s->f.head = h;
-        s->f.split = h;
+        char *old = s->split;
+        s->split = h;
+        move_bar(s, old);
     }
     frames_settle(s); /* the frame stays valid: a segment left is kept as the spare */
     return frame;
@@ -405,7 +493,9 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
         s->seg = segment_new(s);
         s->seg->prev = NULL;
         s->f.head = s->seg->frames;
-        s->f.split = s->seg->frames;
+        char *old = s->split;
+        s->split = s->seg->frames;
+        move_bar(s, old);
         s->flush = frames_flush;
         s->destroy = frames_destroy;
     }

@@ -40,6 +40,7 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_steal_above(q, floor) ws__item_task(ws__locked_deque_steal_above((q), (floor)))
 #define ws__wdeque_peek_private(q)       ((void)(q), (ws__task *)NULL)
 #define ws__wdeque_newest_is_free        ws__locked_deque_newest_is_free
+#define ws__wdeque_asked_for(q)          ((void)(q), false)             /* no private items */
 #define ws__wdeque_pop_private(q)        ((void)ws_locked_deque_pop(q)) /* never: no peek */
 #define ws__wdeque_size                  ws_locked_deque_size
 #define ws__wdeque_growths(q)            ((q)->growths)
@@ -59,11 +60,12 @@ typedef ws_sdeque ws__wdeque;
 #define ws__wdeque_fits                  ws__sdeque_fits
 #define ws__wdeque_push_fitting          ws__sdeque_push_fitting
 #define ws__wdeque_push_slow             ws__sdeque_push_slow
-#define ws__wdeque_pop(q)                ws__item_task(ws__sdeque_pop(q))
+#define ws__wdeque_pop(q)                ws__owner_take(q, ws__sdeque_pop(q))
 #define ws__wdeque_steal(q)              ws__item_task(ws_sdeque_steal(q))
 #define ws__wdeque_steal_above(q, floor) ws__item_task(ws__sdeque_steal_above((q), (floor)))
-#define ws__wdeque_peek_private(q)       ws__item_task(ws__sdeque_peek_private(q))
+#define ws__wdeque_peek_private(q)       ws__owner_take(q, ws__sdeque_peek_private(q))
 #define ws__wdeque_newest_is_free        ws__sdeque_newest_is_free
+#define ws__wdeque_asked_for             ws__sdeque_asked_for
 #define ws__wdeque_pop_private           ws__sdeque_pop_private
 #define ws__wdeque_size                  ws_sdeque_size
 #define ws__wdeque_growths(q)            ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
@@ -84,7 +86,7 @@ typedef ws_sdeque ws__wdeque;
                        sizeof(((a *)0)->fa) == sizeof(((b *)0)->fb), \
                    #a "." #fa " must match " #b "." #fb)
 WS_SAME_FIELD_(ws_sdeque, bottom, struct ws__fast, bottom);
-WS_SAME_FIELD_(ws_sdeque, guard, struct ws__fast, guard);
+WS_SAME_FIELD_(ws_sdeque, take_bar, struct ws__fast, take_bar);
 WS_SAME_FIELD_(ws_sdeque, fast_base, struct ws__fast, fast_base);
 WS_SAME_FIELD_(ws_sdeque, slot, struct ws__fast, slot);
 WS_SAME_FIELD_(ws_sdeque, mask, struct ws__fast, mask);
@@ -105,12 +107,12 @@ WS_SAME_FIELD_(ws_sdeque, dead_slots, struct ws__fast, dead_slots);
 typedef struct ws__frames_words {
     char *head;
     _Atomic uint64_t end_fast;
-    char *split;
+    _Atomic uint64_t sync_bar; /* split (ws__task_stack), or WS_FRAMES_ASKED: thieves raise it */
     _Atomic uint64_t fast_syncs;
 } ws__frames_words;
 WS_SAME_FIELD_(ws__frames_words, head, struct ws__frames, head);
 WS_SAME_FIELD_(ws__frames_words, end_fast, struct ws__frames, end_fast);
-WS_SAME_FIELD_(ws__frames_words, split, struct ws__frames, split);
+WS_SAME_FIELD_(ws__frames_words, sync_bar, struct ws__frames, sync_bar);
 WS_SAME_FIELD_(ws__frames_words, fast_syncs, struct ws__frames, fast_syncs);
 _Static_assert(sizeof(ws__frames_words) == sizeof(struct ws__frames), "ws__frames layout");
 
@@ -119,10 +121,12 @@ typedef struct ws__segment ws__segment;
 /* A worker's task stack: frames in segments of the heap, the newest segment holding head. */
 typedef struct ws__task_stack {
     ws__frames_words f;
+    char *split;        /* the frames below it were handed to the deque (sync_bar follows it) */
     ws__segment *seg;   /* the segment head lies in; NULL until the worker runs a stack task */
     ws__segment *spare; /* the last segment left, kept for the next overflow */
     char *floor;        /* head when the stack task the worker runs now began */
     bool fresh;         /* no spawn since then, or since the deque last took the frames */
+    int64_t refill;     /* frames the next spawns still hand over, one each (frames.c) */
     bool handing;       /* frames are being pushed on the deque: the push must not flush */
     /* frames.c's flush and destroy, set when the worker first runs a stack task: the layers
      * below call them through here (they run before those of frames.c, which uses them). */
@@ -461,6 +465,7 @@ typedef struct ws__worker {
      * (release), read by leapfroggers (acquire). */
     _Atomic int64_t floor;
     uint64_t steal_begin_ns;  /* while profiling: when the latest steal attempt began */
+    uint64_t asking_since;    /* idle since then with work asked for in sight (worker.c), or 0 */
     ws__record_cache records; /* free job records (records.c) */
     ws__thread thread;
     void *(*body)(void *); /* what the thread runs (pool.c, before it starts) */
@@ -835,6 +840,24 @@ static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
     return before;
 }
 
+/* Worker w answers a thief's request, which its deque's take_bar shows (ws__sdeque_answer),
+ * waking a worker if it published items. worker.c. */
+void ws__answer_request(ws__worker *w);
+
+#ifndef WS_LOCKED_DEQUE
+_Static_assert(offsetof(ws__worker, deque) == 0, "a worker begins with its deque");
+/* The owner's pops and peeks (the macros above): first an answer to a thief that asks, so that
+ * every place where the owner takes its own work serves requests (docs/scheduler.md, "Sharing
+ * private work"); q is the deque at the start of its worker. The take itself is an argument,
+ * evaluated after the answer. */
+#define ws__owner_take(q, take) (ws__answer_if_asked(q), ws__item_task(take))
+static inline void ws__answer_if_asked(ws_sdeque *q)
+{
+    if (WS_UNLIKELY(ws__sdeque_asked(q)))
+        ws__answer_request((ws__worker *)(void *)q);
+}
+#endif
+
 /* Owner only: the newest item, and its index in *at (the index a put back must keep). */
 static inline ws__task *ws__wdeque_pop_at(ws__worker *w, int64_t *at)
 {
@@ -1011,15 +1034,17 @@ static inline void ws__frames_init(ws__worker *w)
 {
     ws__task_stack *s = &w->stack;
     s->f.head = NULL;
-    s->f.split = NULL;
+    s->split = NULL;
     /* relaxed: before the thread starts. 0: every spawn goes to the slow path (frames.c makes
-     * the first segment when the worker first runs a stack task). */
+     * the first segment when the worker first runs a stack task); split NULL likewise. */
     ws_store_relaxed(&s->f.end_fast, 0);
+    ws_store_relaxed(&s->f.sync_bar, 0);
     ws_store_relaxed(&s->f.fast_syncs, 0);
     s->seg = NULL;
     s->spare = NULL;
     s->floor = NULL;
     s->fresh = false;
+    s->refill = 0;
     s->handing = false;
     s->flush = NULL;
     s->destroy = NULL;

@@ -32,7 +32,7 @@
 
 /* bottom: a value no task record holds (worksteal.h), so that every inline sync and join test
  * fails; limit 0: every inline push declines. */
-const struct ws__fast ws__no_fast_path = {.bottom = INT64_MIN, .guard = 0, .limit = 0};
+const struct ws__fast ws__no_fast_path = {.bottom = INT64_MIN, .take_bar = 0, .limit = 0};
 
 _Thread_local ws__worker *ws__tls_worker WS_TLS_FAST;
 /* The same worker's deque, for the inline fork-join of worksteal.h (exported); on every other
@@ -76,6 +76,7 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
     w->pool = pool;
     w->id = id;
     w->spare = spare;
+    w->asking_since = 0;
     w->deque.pool = pool;
     w->deque.runner = (id + 1) << WS_TASK_THIEF_SHIFT;
     /* The records the inline futures keep ready; none in the mutex-deque build, which has no
@@ -84,6 +85,7 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
     ws__frames_init(w);
 #ifndef WS_LOCKED_DEQUE
     w->deque.ask_also = &w->stack.f.end_fast; /* a thief's request reaches the stack spawns */
+    w->deque.ask_sync = &w->stack.f.sync_bar; /* and the stack syncs */
 #endif
     /* relaxed: before the thread starts; a spare made while the pool is profiled starts in the
      * profiled mode like the others (profile_pool.c). */
@@ -296,6 +298,29 @@ ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor)
     return steal_once(w, v, true, floor);
 }
 
+/* Worker w's steal from v failed: if v holds private work that a thief asked for (w, or one
+ * before it), w is idle while there is work it could take, from now until it finds some
+ * (note_found). The statistic idle_asking_ns adds up such spells. */
+static void note_asked(ws__worker *w, ws__worker *v)
+{
+    if (w->asking_since == 0 && ws__wdeque_asked_for(&v->deque))
+        w->asking_since = ws__now_ns();
+}
+
+/* Worker w found work after an idle spell: the time since it first found work asked for goes to
+ * its statistics. */
+static void note_found(ws__worker *w)
+{
+    if (WS_LIKELY(w->asking_since == 0))
+        return;
+    uint64_t ns = ws__now_ns() - w->asking_since;
+    w->asking_since = 0;
+    ws__count(w, idle_asking_ns, ns);
+    /* relaxed: statistics with one writer (this worker), as ws__count's. */
+    if (ns > ws_load_relaxed(&w->counters.idle_asking_max_ns))
+        ws_store_relaxed(&w->counters.idle_asking_max_ns, ns);
+}
+
 /* Tries the victims workers[ids[k]] (ids NULL: workers[first + k]) for k in [0, n), from a
  * random k, skipping workers that look idle, until a steal succeeds or max_fails steals fail. */
 static ws__task *steal_scan(ws__worker *w, const uint16_t *ids, unsigned first, unsigned n,
@@ -313,6 +338,7 @@ static ws__task *steal_scan(ws__worker *w, const uint16_t *ids, unsigned first, 
             *more_work = ws__worker_may_have_work(v);
             return t;
         }
+        note_asked(w, v);
         if (++fails == max_fails)
             break;
     }
@@ -394,13 +420,16 @@ static ws__task *next_task(ws__worker *w, const char **what)
     bool more = false;
     t = ws__find_elsewhere(w, &more, what);
     if (t != NULL) {
+        note_found(w);
         /* A ramp-up hint, not a publication (idle.c): a glance, and a wake-up if one is
          * wanted. */
         if (more)
             ws__idle_notify_if_sleepers(pool);
         return t;
     }
-    return ws__idle_find_work(w, ws__find_elsewhere, what);
+    t = ws__idle_find_work(w, ws__find_elsewhere, what);
+    note_found(w);
+    return t;
 }
 
 void *ws__worker_main(void *arg)
@@ -432,6 +461,16 @@ int ws_worker_id(void)
 {
     ws__worker *w = ws__tls_worker;
     return w != NULL ? (int)w->id : -1;
+}
+
+void ws__answer_request(ws__worker *w)
+{
+#ifndef WS_LOCKED_DEQUE
+    if (ws__sdeque_answer(&w->deque))
+        ws__idle_notify(w->pool); /* the thief may have gone to sleep meanwhile */
+#else
+    (void)w;
+#endif
 }
 
 bool ws__split_wanted(void)

@@ -173,7 +173,8 @@ static void check_result(void *r)
 static void drain(void)
 {
     void *x;
-    while ((x = ws__sdeque_pop(&deque)) != NULL) {
+    /* A future's item is its record with the free tag (worksteal.h, WS__ITEM_FREE). */
+    while ((x = (void *)((uintptr_t)ws__sdeque_pop(&deque) & ~WS_SDEQUE_ITEM_FREE)) != NULL) {
         if (x == &older)
             continue;
         assert(x == &record);
