@@ -807,6 +807,12 @@ static void sdeque_emptied(ws_sdeque *q)
         ws_exchange_relaxed(q->ask_also, 0); /* relaxed: the same for the stack spawns */
 }
 
+/* The bounded steal leaves a free item where it is; a model lets it take one
+ * (tests/model_wait_rule.c: a wait then runs a future or a job it does not wait for). */
+#ifndef WS_SDEQUE_STEAL_LEAVES_FREE
+#define WS_SDEQUE_STEAL_LEAVES_FREE 1
+#endif
+
 /* x - y for indices kept modulo 2^48 (top in ts), as a signed difference. */
 static int64_t index_diff(uint64_t x, uint64_t y)
 {
@@ -847,7 +853,7 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
     WS_SDEQUE_LEAVE(&q->stealers);
     /* A wait's help takes no free item. The slot may be stale here, but then the CAS below
      * would fail anyway: a refusal is never wrong, and a taken item's tag is the one read. */
-    if (bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
+    if (WS_SDEQUE_STEAL_LEAVES_FREE && bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
         return NULL;
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */

@@ -870,6 +870,12 @@ static inline ws__task *ws__wdeque_pop_at(ws__worker *w, int64_t *at)
  * a worker's loop takes it, as a steal would have. wait.c. */
 void ws__hand_off(ws__worker *w, ws__task *t);
 
+/* A put-back that cannot keep a waited task in its place hands it off; a model pushes it back
+ * anyway (tests/model_wait_rule.c). */
+#ifndef WS_PUT_BACK_KEEPS_PLACE
+#define WS_PUT_BACK_KEEPS_PLACE 1
+#endif
+
 /* Worker w puts back t, popped from index at only to look at it (a wait that takes only its own
  * work, a join taking its child from under free items). A pop of the last public item moves top
  * past it, and a push then lands one index higher, which may lie at or above the floor of a run
@@ -879,7 +885,7 @@ void ws__hand_off(ws__worker *w, ws__task *t);
 static inline void ws__wdeque_put_back(ws__worker *w, ws__task *t, int64_t at)
 {
     bool free = ws__task_kind(t) != WS_KIND_WAITED;
-    if (!free && ws__wdeque_owner_bottom(&w->deque) != at) {
+    if (WS_PUT_BACK_KEEPS_PLACE && !free && ws__wdeque_owner_bottom(&w->deque) != at) {
         ws__hand_off(w, t);
         return;
     }

@@ -86,6 +86,12 @@ void ws__hand_off(ws__worker *w, ws__task *u)
         ws__idle_wake(pool, s);
 }
 
+/* The look at the awaited state after a leapfrog's steal, by name so that a model can remove it
+ * (tests/model_wait_rule.c: the wait then runs the runner's next work). */
+#ifndef WS_LEAPFROG_RECHECK
+#define WS_LEAPFROG_RECHECK 1
+#endif
+
 /* w takes a task (never a free one: deque.h) at index floor or above from v, while the task
  * whose state is *state is still in the run seen. */
 static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *state, uint32_t seen,
@@ -101,7 +107,7 @@ static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *s
         return NULL;
     /* relaxed: the steal's acquire of u's publication (ts or bottom) orders every step of the
      * runner before u's push; if the run ended before that push, this read sees its end. */
-    if (WS_UNLIKELY((ws_load_relaxed(state) ^ seen) & RUN_BITS)) {
+    if (WS_LEAPFROG_RECHECK && WS_UNLIKELY((ws_load_relaxed(state) ^ seen) & RUN_BITS)) {
         ws__hand_off(w, u); /* maybe the runner's next work, which this wait does not wait for */
         return NULL;
     }
