@@ -1061,13 +1061,14 @@ ws__future_submit_inline(ws_future **out, ws_pool *pool, ws_future_fn fn, void *
     /* relaxed: published by the store of bottom, as an inline spawn's record is. */
     __atomic_store_n(&r->error, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&r->task.state, WS__FUTURE_PENDING, __ATOMIC_RELAXED);
+    /* relaxed: read by this worker's inline get (after its home test: other threads skip it) and
+     * by leapfroggers after an INLINE claim's release; before the push, as *out is (fn may find
+     * its handle through it, and once pushed the future may run and be recycled at once). */
+    __atomic_store_n(&r->bottom, bottom + 1, __ATOMIC_RELAXED);
+    *out = (ws_future *)(void *)r;
     __atomic_store_n(&q->slot[(uint64_t)bottom & q->mask], (void *)((uintptr_t)r | WS__ITEM_FREE),
                      __ATOMIC_RELAXED);
     __atomic_store_n(&q->bottom, bottom + 1, __ATOMIC_RELEASE); /* pairs with the thieves */
-    /* relaxed: read by this worker's inline get (after its home test: other threads skip it) and
-     * by leapfroggers after an INLINE claim's release. */
-    __atomic_store_n(&r->bottom, bottom + 1, __ATOMIC_RELAXED);
-    *out = (ws_future *)(void *)r;
     return 0;
 }
 

@@ -230,11 +230,14 @@ static inline bool measured(ws__worker *w)
  * the run at once (as a fork does: nothing is lost). */
 static WS_NOINLINE int submit_rare(ws__worker *w, ws__future *f)
 {
-    if (ws__fork_push(w, &f->task)) {
-        if (!measured(w)) /* the inline get checks that it is still newest and private */
-            ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque)); /* as below */
+    /* The index the push fills (if it does), written before the push: once pushed, f may run,
+     * finish and be recycled at once. The inline get checks that it is still newest and
+     * private; relaxed, as below. */
+    ws__frames_flush(w); /* the push's own flush would move bottom after the store below */
+    if (!measured(w))
+        ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque) + 1);
+    if (ws__fork_push(w, &f->task))
         return 0;
-    }
     /* relaxed: still private. */
     ws_store_relaxed(&f->task.state, WS_FUTURE_KIND | WS_FUTURE_HANDLE);
     int64_t floor = ws__floor_raise(w);
@@ -282,10 +285,10 @@ int ws_future_submit(ws_future **out, ws_pool *pool, ws_future_fn fn, void *arg)
     *out = (ws_future *)(void *)f;
     if (WS_UNLIKELY(!ws__wdeque_fits(&w->deque)))
         return submit_rare(w, f);
-    ws__wdeque_push_fitting(&w->deque, ws__deque_item(&f->task));
     /* relaxed: the inline get may take it back (read by this worker's gets; leapfroggers read
-     * only a claimed future's) */
-    ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque));
+     * only a claimed future's); written before the push, after which f may run and be gone. */
+    ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque) + 1);
+    ws__wdeque_push_fitting(&w->deque, ws__deque_item(&f->task));
     ws__count(w, spawns, 1);
     return 0;
 }

@@ -889,13 +889,14 @@ static inline void ws__wdeque_put_back(ws__worker *w, ws__task *t, int64_t at)
         ws__hand_off(w, t);
         return;
     }
-    ws__wdeque_push_size(w, t); /* it was just popped: no growth, cannot fail */
     ws__future *f = (ws__future *)(void *)t;
     /* relaxed: f->bottom is read by this worker (its gets) and, once f is claimed INLINE, by
-     * leapfroggers after the claim's release. */
+     * leapfroggers after the claim's release. Written before the push, which lands at bottom:
+     * once it is back in the deque, f may be taken, run and recycled at once. */
     if (ws__task_kind(t) == WS_KIND_FUTURE && f->home == ws__worker_fast(w) &&
         ws_load_relaxed(&f->bottom) != WS__NOT_INLINE)
-        ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque));
+        ws_store_relaxed(&f->bottom, ws__wdeque_owner_bottom(&w->deque) + 1);
+    ws__wdeque_push_size(w, t); /* it was just popped: no growth, cannot fail */
 }
 
 static inline bool ws__idle_any(ws_pool *pool)
