@@ -46,4 +46,46 @@ if(CMAKE_CXX_COMPILER)
     add_test(NAME test_future_cxx_${p} COMMAND test_future_cxx ${p})
     set_tests_properties(test_future_cxx_${p} PROPERTIES TIMEOUT 180 LABELS "future;cxx")
   endforeach()
+  # The shapes of test_future_rules fkmh and self_get, through ws::async.
+  foreach(run "fkmh 3" "fkmh 4" "self_get 2" "self_get 3" "self_get 4")
+    separate_arguments(run)
+    list(GET run 0 shape)
+    list(GET run 1 p)
+    foreach(spares "" nospares)
+      string(JOIN _ name test_future_cxx ${shape} ${p} ${spares})
+      add_test(NAME ${name} COMMAND test_future_cxx ${p} ${shape} ${spares})
+      set_tests_properties(${name} PROPERTIES TIMEOUT 120 LABELS "future;cxx")
+    endforeach()
+  endforeach()
 endif()
+
+# The ways a helping get breaks the promise, one case each (tests/test_future_rules.c).
+foreach(p 3 4)
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS fkmh ${p})
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS fkmh ${p} nospares)
+endforeach()
+foreach(p 2 3 4)
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS self_get ${p})
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS self_get ${p} nospares)
+endforeach()
+foreach(c put_back leapfrog_window)
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future ARGS ${c})
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS ${c} nospares)
+endforeach()
+foreach(c dead_slots_cancel dead_slots_get)
+  foreach(n 20000 100000)
+    ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+                ARGS ${c} ${n})
+  endforeach()
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS ${c} 20000 nospares)
+endforeach()
+foreach(p 2 4)
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS shared_gets ${p})
+endforeach()
