@@ -89,3 +89,9 @@ foreach(p 2 4)
   ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
               ARGS shared_gets ${p})
 endforeach()
+# Idle workers steal as they come only from 3 workers on: with 2, the one idle worker sleeps
+# through the pushes into a reserve left open (no wake-up), and the getter runs all.
+foreach(p 3 4)
+  ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
+              ARGS own_handle ${p})
+endforeach()

@@ -49,6 +49,13 @@
  *                get the same future at the same time; results and exactly-once checked. The
  *                case for ThreadSanitizer: a field of the library that one getter reads while
  *                another writes it must be an atomic (a report fails the test).
+ *   own_handle P  a worker submits batches of futures onto its empty deque (public at once: the
+ *                reserve, src/deque.h), which the P - 1 idle workers steal as they come (P from
+ *                3: tests/future.cmake says why); each function reads its own handle through
+ *                its argument, as ws_future_submit allows (it sets *out before fn can start);
+ *                the worker then gets and frees them. Fails if a function found no handle;
+ *                under ThreadSanitizer, a write of the submit after the push that published the
+ *                future is a report.
  * The watchdog aborts a case with a report after 20 s (scaled as ctest scales the TIMEOUT) in
  * which nothing moved. Waits that only shape the interleaving (a future that waits for another
  * to reach its get) give up after 0.5 s (scaled the same way), so that every program here also
@@ -455,7 +462,7 @@ static _Thread_local volatile sig_atomic_t in_child; /* the thread runs a child 
 static bool relay_spin_until(const atomic_uint *value, unsigned expected)
 {
     for (unsigned spins = 0; atomic_load(value) != expected && spins < RELAY_SPIN_LIMIT; spins++) {
-        if (spins < 4096)
+        if (spins < 1024)
             test_cpu_relax();
         else
             sched_yield();
@@ -551,7 +558,7 @@ static void relay_after(void *p)
 static void relay_wait(bool (*ready)(relay *, uint64_t), relay *r, uint64_t arg)
 {
     for (unsigned spins = 0; !ready(r, arg); spins++) {
-        if (spins < 4096)
+        if (spins < 1024)
             test_cpu_relax();
         else
             sched_yield();
@@ -691,8 +698,89 @@ static void case_shared_gets(unsigned workers)
 {
     if (workers < 2 || workers - 1 > MAX_BLOCKERS)
         WS_TEST_FAIL("%s needs 2 to %u workers", case_name, MAX_BLOCKERS + 1);
-    relay r = {.getters = workers - 1, .iterations = test_scaled(80000, 2000)};
+    /* ThreadSanitizer is what this case is for: it runs there as long as in the plain build. */
+    relay r = {.getters = workers - 1,
+               .iterations = WS_TEST_TSAN ? 4000 : test_scaled(16000, 1000)};
     relay_run(&r, workers, false);
+}
+
+/* ---- own_handle -------------------------------------------------------------------------- */
+
+/* A batch of futures submitted by a worker whose deque was empty: the reserve makes each public
+ * as soon as it is pushed, and the idle workers steal them as they come. Each function reads
+ * its own handle through its argument (ws_future_submit sets *out before fn can start); the
+ * producer then gets each future (running those nobody took), checks what its function saw and
+ * frees it, which leaves the deque empty for the next batch. */
+enum { OWN_BATCH = 64 };
+
+typedef struct own {
+    uint64_t batches;
+    ws_future *handle[OWN_BATCH]; /* NULL until the submit sets it */
+    ws_future *seen[OWN_BATCH];   /* what each function found there */
+    atomic_uint ran;              /* functions of the batch that ran */
+} own;
+
+typedef struct own_slot {
+    own *o;
+    int i;
+} own_slot;
+
+static void *own_future(void *p)
+{
+    own_slot *slot = p;
+    slot->o->seen[slot->i] = slot->o->handle[slot->i];
+    atomic_fetch_add(&slot->o->ran, 1);
+    return slot;
+}
+
+static void *own_producer(void *p)
+{
+    own *o = p;
+    own_slot slots[OWN_BATCH];
+    uint64_t missing = 0;
+    for (uint64_t b = 0; b < o->batches; b++) {
+        atomic_store(&o->ran, 0);
+        for (int i = 0; i < OWN_BATCH; i++) {
+            slots[i] = (own_slot){o, i};
+            o->handle[i] = NULL;
+            o->seen[i] = NULL;
+            int err = ws_future_submit(&o->handle[i], NULL, own_future, &slots[i]);
+            if (err != 0)
+                WS_TEST_FAIL("ws_future_submit: %d (%s)", err, ws_strerror(err));
+        }
+        /* A while for the thieves (bounded: the gets below run what they leave). */
+        double until = sched_now() + test_hang_seconds(0.005);
+        while (atomic_load(&o->ran) < OWN_BATCH && sched_now() < until)
+            test_cpu_relax();
+        for (int i = 0; i < OWN_BATCH; i++) {
+            ASSERT_PTR_EQ(ws_future_get(o->handle[i]), &slots[i]);
+            if (o->seen[i] != o->handle[i])
+                missing++;
+            ws_future_free(o->handle[i]);
+        }
+        test_progress();
+    }
+    return (void *)(uintptr_t)missing;
+}
+
+static void case_own_handle(unsigned workers)
+{
+    own o = {.batches = test_scaled(2000, 400)};
+    ws_pool *pool = future_pool(workers, false, 0);
+    test_watchdog_start(case_name, 20, NULL, NULL);
+    ws_future *producer = submit(pool, own_producer, &o);
+    uint64_t missing = (uintptr_t)ws_future_get(producer);
+    ws_future_free(producer);
+    test_watchdog_stop();
+    ws_stats st;
+    ws_pool_stats(pool, &st);
+    ws_pool_destroy(pool);
+    printf("%s: %" PRIu64 " futures on %u workers (%" PRIu64 " steals), %" PRIu64
+           " functions found no handle of their own\n",
+           case_name, o.batches * OWN_BATCH, workers, st.steals, missing);
+    if (missing != 0)
+        WS_TEST_FAIL("%s: %" PRIu64 " functions ran before their submit set their handle",
+                     case_name, missing);
 }
 
 /* ---- dead_slots_cancel and dead_slots_get ------------------------------------------------ */
@@ -747,9 +835,9 @@ static void *dead_producer(void *p)
         atomic_store(&d->handed, i + DEAD_BATCH);
         while (atomic_load(&d->taken) != i + DEAD_BATCH)
             sched_yield();
-        ws_future *own = submit(NULL, dead_own, d);
-        ASSERT_UEQ(*(const uint64_t *)ws_future_get(own), 42);
-        ws_future_free(own);
+        ws_future *mine = submit(NULL, dead_own, d);
+        ASSERT_UEQ(*(const uint64_t *)ws_future_get(mine), 42);
+        ws_future_free(mine);
     }
     return d;
 }
@@ -857,6 +945,8 @@ int main(int argc, char **argv)
         case_dead_slots(false, number, no_spares);
     else if (strcmp(c, "dead_slots_get") == 0 && number > 0)
         case_dead_slots(true, number, no_spares);
+    else if (strcmp(c, "own_handle") == 0 && number > 0)
+        case_own_handle((unsigned)number);
     else {
         fprintf(stderr, "unknown case or missing count: %s\n", c);
         return 2;
