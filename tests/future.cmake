@@ -95,3 +95,14 @@ foreach(p 3 4)
   ws_add_test(test_future_rules SOURCES test_future_rules.c TIMEOUT 120 LABELS future
               ARGS own_handle ${p})
 endforeach()
+
+# Random acyclic programs of futures against a serial interpreter (tests/test_future_gen.c), a
+# fixed seed per entry.
+foreach(p 1 2 3 4)
+  math(EXPR seed "1000 + ${p}")
+  ws_add_test(test_future_gen SOURCES test_future_gen.c TIMEOUT 300 LABELS future
+              ARGS ${p} --seed ${seed})
+  math(EXPR seed "2000 + ${p}")
+  ws_add_test(test_future_gen SOURCES test_future_gen.c TIMEOUT 300 LABELS future
+              ARGS ${p} nospares --seed ${seed})
+endforeach()
