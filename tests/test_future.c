@@ -41,6 +41,7 @@
  * The blocking cases use a gate: a future that spins until the main thread opens it, so that
  * "not finished yet" and "not started yet" hold by construction rather than by timing.
  */
+#include "test_future_util.h"
 #include "test_sched_util.h"
 
 #include <pthread.h>
@@ -48,29 +49,6 @@
 #include <stdatomic.h>
 
 /* ---- helpers ----------------------------------------------------------------------------- */
-
-static ws_pool *future_pool(unsigned workers, bool no_spares, size_t stack_size)
-{
-    ws_pool *pool = NULL;
-    ws_config cfg = {0};
-    cfg.workers = workers;
-    cfg.max_spares = no_spares ? WS_NO_SPARES : 0;
-    cfg.stack_size = stack_size;
-    int err = ws_pool_create(&pool, &cfg);
-    if (err != 0)
-        WS_TEST_FAIL("ws_pool_create(workers=%u): %d (%s)", workers, err, ws_strerror(err));
-    return pool;
-}
-
-static ws_future *submit(ws_pool *pool, ws_future_fn fn, void *arg)
-{
-    ws_future *f = NULL;
-    int err = ws_future_submit(&f, pool, fn, arg);
-    if (err != 0)
-        WS_TEST_FAIL("ws_future_submit: %d (%s)", err, ws_strerror(err));
-    ASSERT(f != NULL);
-    return f;
-}
 
 /* A permutation of 0..n-1 drawn from *rng. */
 static void shuffle(size_t *order, size_t n, uint64_t *rng)

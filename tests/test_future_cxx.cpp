@@ -5,13 +5,22 @@
 // dropped without a get (the task still runs, the callable and the result are destroyed exactly
 // once), cancel(), and get() from plain threads.
 //
-// usage: test_future_cxx WORKERS
+// usage: test_future_cxx WORKERS: the cases above, one after another
+//        test_future_cxx WORKERS fkmh|self_get [nospares]: the shapes of tests/test_future_rules.c
+//        of the same names through ws::async, 10 rounds on a new pool each. main starts f, k
+//        (and m); f starts h, never gets it, and computes; k gets f, m gets k, and h gets m
+//        (fkmh) or k (self_get). No cycle, but if k's worker, waiting for f, takes h, h waits for
+//        a future that lies under it on the same stack: a hang (the watchdog of
+//        tests/test_watchdog.h fails it with where the round stands) or the library's abort.
 #include "test_cxx.h"
+#include "test_watchdog.h"
 #include "worksteal.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -352,12 +361,165 @@ void test_outside_threads(ws::pool &pool)
         CHECK(!f.valid());
 }
 
+// ---- fkmh and self_get: a get that takes work its future never waits for --------------------
+
+// The name of the future whose get the calling thread is inside (innermost), if any.
+thread_local const char *getting = nullptr;
+
+template <class T> T tracked_get(ws::future<T> &f, const char *name)
+{
+    const char *outer = getting;
+    getting = name;
+    struct restore {
+        const char *outer;
+        ~restore()
+        {
+            getting = outer;
+            test_progress();
+        }
+    } at_exit{outer};
+    return f.get();
+}
+
+struct shape {
+    bool with_m = false;
+    unsigned round = 0, workers = 0, blockers = 0;
+    ws::future<long> f, k, m, h;
+    std::vector<ws::future<void>> blocker;
+    std::atomic<bool> all_submitted{false}, k_in_get{false}, m_in_get{false}, h_submitted{false},
+        h_started{false};
+    std::atomic<unsigned> blockers_started{0};
+    std::atomic<int> h_worker{-2};
+};
+
+std::atomic<shape *> shape_now{nullptr};
+
+void shape_report(void *)
+{
+    shape *s = shape_now.load();
+    if (s == nullptr)
+        return;
+    std::fprintf(stderr,
+                 "test_future_cxx %s: round %u on %u workers: k in its get %d, m in its get %d, "
+                 "h submitted %d, h started %d (on worker %d)\n",
+                 s->with_m ? "fkmh" : "self_get", s->round + 1, s->workers, s->k_in_get.load(),
+                 s->m_in_get.load(), s->h_submitted.load(), s->h_started.load(),
+                 s->h_worker.load());
+}
+
+// A wait that only shapes the interleaving: gives up after half a second (scaled).
+template <class Ready> void shape_wait(Ready ready)
+{
+    auto until =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(test_hang_seconds(0.5));
+    while (!ready() && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+}
+
+void nothing(void *)
+{
+}
+
+long shape_h(shape &s)
+{
+    s.h_worker = ws_worker_id();
+    s.h_started = true;
+    test_progress();
+    if (getting != nullptr)
+        std::fprintf(stderr,
+                     "test_future_cxx: round %u: h started on worker %d inside the get of %s, "
+                     "which does not wait for h\n",
+                     s.round + 1, s.h_worker.load(), getting);
+    return (s.with_m ? tracked_get(s.m, "m") : tracked_get(s.k, "k")) + 1000;
+}
+
+long shape_f(shape &s)
+{
+    while (!s.all_submitted) // k's and m's futures are in place
+        std::this_thread::yield();
+    shape_wait([&] {
+        return s.k_in_get && (!s.with_m || s.m_in_get) && s.blockers_started == s.blockers;
+    });
+    s.h = ws::async([&s] { return shape_h(s); });
+    s.h_submitted = true;
+    test_progress();
+    shape_wait([&] {
+        ws_task t; // each push shares h with a thief that asked
+        ws_spawn(&t, nothing, nullptr);
+        ws_sync(&t);
+        return s.h_started.load();
+    });
+    return 1;
+}
+
+void shape_round(shape &s, bool no_spares)
+{
+    ws_config config{};
+    config.workers = s.workers;
+    config.max_spares = no_spares ? WS_NO_SPARES : 0;
+    ws_pool *pool = nullptr;
+    CHECK(ws_pool_create(&pool, &config) == 0);
+    s.f = ws::async(pool, [&s] { return shape_f(s); });
+    s.k = ws::async(pool, [&s] {
+        s.k_in_get = true;
+        test_progress();
+        return tracked_get(s.f, "f") + 10;
+    });
+    if (s.with_m)
+        s.m = ws::async(pool, [&s] {
+            s.m_in_get = true;
+            test_progress();
+            return tracked_get(s.k, "k") + 100;
+        });
+    for (unsigned i = 0; i < s.blockers; i++)
+        s.blocker.push_back(ws::async(pool, [&s] {
+            s.blockers_started++;
+            shape_wait([&] { return s.h_started.load(); });
+        }));
+    s.all_submitted = true;
+    while (!s.h_submitted)
+        std::this_thread::yield();
+    CHECK(tracked_get(s.h, "h") == (s.with_m ? 1111 : 1011));
+    for (auto &b : s.blocker)
+        b.get();
+    ws_pool_destroy(pool);
+}
+
+void test_shape(bool with_m, unsigned workers, bool no_spares)
+{
+    unsigned busy = with_m ? 3 : 2; // the workers that f, k (and m) occupy
+    CHECK(workers >= busy);
+    test_watchdog_start(with_m ? "test_future_cxx fkmh" : "test_future_cxx self_get", 20,
+                        shape_report, nullptr);
+    for (unsigned round = 0; round < 10; round++) {
+        shape s;
+        s.with_m = with_m;
+        s.round = round;
+        s.workers = workers;
+        s.blockers = workers - busy;
+        shape_now = &s;
+        shape_round(s, no_spares);
+        shape_now = nullptr;
+    }
+    test_watchdog_stop();
+    std::printf("test_future_cxx %s: 10 rounds on %u workers (%s): every round finished\\n",
+                with_m ? "fkmh" : "self_get", workers,
+                no_spares ? "WS_NO_SPARES" : "default spares");
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     unsigned workers = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 2;
     CHECK(workers > 0);
+    if (argc > 2) {
+        bool with_m = std::strcmp(argv[2], "fkmh") == 0;
+        CHECK(with_m || std::strcmp(argv[2], "self_get") == 0);
+        test_shape(with_m, workers, argc > 3 && std::strcmp(argv[3], "nospares") == 0);
+        std::printf("ok\\n");
+        return 0;
+    }
     std::random_device seed_source;
     unsigned seed = seed_source();
     std::printf("test_future_cxx: seed %u\n", seed);
