@@ -1167,8 +1167,6 @@ WS_API void ws_block_end(void);
     X(steals_l3, SUM, "steals between placed workers sharing an L3, not an L2")             \
     X(steals_numa, SUM, "steals within a NUMA node (or package), not an L3")                \
     X(steals_remote, SUM, "steals between placed workers on different NUMA nodes")          \
-    X(handoffs, SUM,                                                                        \
-      "tasks a wait took but may not run (not waited for), queued for the workers' loops")  \
     X(idle_asking_ns, SUM,                                                                  \
       "ns workers were idle after asking a busy worker for its private work, until they "   \
       "found work")                                                                         \

@@ -807,10 +807,14 @@ static void sdeque_emptied(ws_sdeque *q)
         ws_exchange_relaxed(q->ask_also, 0); /* relaxed: the same for the stack spawns */
 }
 
-/* The bounded steal leaves a free item where it is; a model lets it take one
- * (tests/model_wait_rule.c: a wait then runs a future or a job it does not wait for). */
+/* The bounded steal leaves a free item where it is, and looks at its watched word before its
+ * claim; a model removes either (tests/model_wait_rule.c: a wait then runs a future or a job it
+ * does not wait for, or the runner's next work). */
 #ifndef WS_SDEQUE_STEAL_LEAVES_FREE
 #define WS_SDEQUE_STEAL_LEAVES_FREE 1
+#endif
+#ifndef WS_SDEQUE_BOUND_LOOK
+#define WS_SDEQUE_BOUND_LOOK 1
 #endif
 
 /* x - y for indices kept modulo 2^48 (top in ts), as a signed difference. */
@@ -820,9 +824,10 @@ static int64_t index_diff(uint64_t x, uint64_t y)
     return (int64_t)d >> WS_SDEQUE_AVAIL_BITS;
 }
 
-/* The steal, of any item (bounded false) or only of one at index floor or above. */
-static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
+/* The steal, of any item (bounded NULL), or only of one that the bound allows. */
+static inline void *sdeque_steal(ws_sdeque *q, const ws_sdeque_bound *bounded)
 {
+    int64_t floor = bounded != NULL ? bounded->floor : 0;
     /* acquire: pairs with the owner's release moves of the guard: items pushed before are
      * visible. */
     uint64_t v = WS_SDEQUE_THIEF_TS(&q->ts);
@@ -855,6 +860,14 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
      * would fail anyway: a refusal is never wrong, and a taken item's tag is the one read. */
     if (WS_SDEQUE_STEAL_LEAVES_FREE && bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
         return NULL;
+    /* The bound's watched word, read after the acquires of ts and bottom above, which
+     * synchronize with the item's publication: a change the owner made before it published the
+     * item is seen here. Between this look and the CAS the item cannot change unseen (a pop of
+     * a public index moves ts), so the look and the claim act as one step. relaxed: ordered by
+     * those acquires (read-read coherence after them). */
+    if (bounded && WS_SDEQUE_BOUND_LOOK &&
+        ((ws_load_relaxed(bounded->watch) ^ bounded->expect) & bounded->mask) != 0)
+        return NULL;
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
     if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1)) {
@@ -868,12 +881,12 @@ static inline void *sdeque_steal(ws_sdeque *q, bool bounded, int64_t floor)
 
 void *ws_sdeque_steal(ws_sdeque *q)
 {
-    return sdeque_steal(q, false, 0);
+    return sdeque_steal(q, NULL);
 }
 
-void *ws__sdeque_steal_above(ws_sdeque *q, int64_t floor)
+void *ws__sdeque_steal_bounded(ws_sdeque *q, const ws_sdeque_bound *bound)
 {
-    return sdeque_steal(q, true, floor);
+    return sdeque_steal(q, bound);
 }
 
 size_t ws_sdeque_size(const ws_sdeque *q)

@@ -326,10 +326,19 @@ void *ws_sdeque_steal(ws_sdeque *q);
  * deque hands every item back as it was pushed, tag included, and the caller strips it; the one
  * operation that reads the tag is the bounded steal below, which leaves a free item where it is. */
 #define WS_SDEQUE_ITEM_FREE ((uintptr_t)1)
-/* Any thread; lock-free. As ws_sdeque_steal, but only an item at index floor or above (an
- * index the owner's bottom had: items it pushed since) that is not free, else NULL (a free item
- * at the top blocks the items above it: the steal takes the top or nothing). */
-void *ws__sdeque_steal_above(ws_sdeque *q, int64_t floor);
+/* The bound of a wait's steal (wait.c, the leapfrog): an item at index floor or above (an index
+ * the owner's bottom had: items it pushed since), not free, and taken only while the bits mask
+ * of *watch still equal those of expect (the run that the thief waits for goes on). */
+typedef struct ws_sdeque_bound {
+    int64_t floor;
+    const _Atomic uint32_t *watch;
+    uint32_t expect, mask;
+} ws_sdeque_bound;
+/* Any thread; lock-free. As ws_sdeque_steal, but only an item that the bound allows, else NULL
+ * (a free item at the top blocks the items above it: the steal takes the top or nothing). The
+ * look at the watched word comes after the loads that acquire the item's publication and before
+ * the claim, and acts with the claim as one step (deque.c, sdeque_steal). */
+void *ws__sdeque_steal_bounded(ws_sdeque *q, const ws_sdeque_bound *bound);
 /* Any thread: public and private items together. Approximate while others run. */
 size_t ws_sdeque_size(const ws_sdeque *q);
 /* Owner only: the push that the fast path declined: grows if full, shares if a thief asked.
@@ -450,11 +459,20 @@ static inline void *ws__sdeque_peek_private(ws_sdeque *q)
  * far as the owner can tell without taking it: a thief may take a public one meanwhile, and an
  * empty deque's answer means nothing (a pop then finds nothing). The slot is the owner's own
  * write, and its tag is read without following the pointer. */
-static inline bool ws__sdeque_newest_is_free(ws_sdeque *q)
+static inline void *ws__sdeque_newest(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable and its own write of the slot. */
     int64_t b = ws_load_relaxed(&q->bottom) - 1;
-    return ((uintptr_t)ws_load_relaxed(&q->slot[(size_t)b & q->mask]) & WS_SDEQUE_ITEM_FREE) != 0;
+    return ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
+}
+static inline bool ws__sdeque_newest_is_free(ws_sdeque *q)
+{
+    return ((uintptr_t)ws__sdeque_newest(q) & WS_SDEQUE_ITEM_FREE) != 0;
+}
+/* Owner only: as far as the owner can tell, is its newest item `item` (as it was pushed)? */
+static inline bool ws__sdeque_newest_is(ws_sdeque *q, const void *item)
+{
+    return ws__sdeque_newest(q) == item;
 }
 
 /* Owner only: sweeps the private items that keep(item, index, ctx) rejects out of the run of
@@ -488,15 +506,19 @@ typedef struct ws_locked_deque {
 
 int ws_locked_deque_init(ws_locked_deque *q, size_t initial_capacity);
 void ws_locked_deque_destroy(ws_locked_deque *q);
-int ws_locked_deque_push(ws_locked_deque *q, void *item);              /* owner only; may block */
-void *ws_locked_deque_pop(ws_locked_deque *q);                         /* owner only; may block */
-void *ws_locked_deque_steal(ws_locked_deque *q);                       /* any thread; may block */
-void *ws__locked_deque_steal_above(ws_locked_deque *q, int64_t floor); /* as the split deque's */
-size_t ws_locked_deque_size(const ws_locked_deque *q);                 /* any thread; approximate */
-int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item);    /* as ws__deque_push_size */
+int ws_locked_deque_push(ws_locked_deque *q, void *item); /* owner only; may block */
+void *ws_locked_deque_pop(ws_locked_deque *q);            /* owner only; may block */
+void *ws_locked_deque_steal(ws_locked_deque *q);          /* any thread; may block */
+void *ws__locked_deque_steal_bounded(ws_locked_deque *q,
+                                     const ws_sdeque_bound *bound); /* as the
+                                                                       split
+                                                                       deque's */
+size_t ws_locked_deque_size(const ws_locked_deque *q);              /* any thread; approximate */
+int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item); /* as ws__deque_push_size */
 /* Owner only; lock-free: the size and bottom read without the lock (estimates). */
 int64_t ws__locked_deque_owner_bottom(ws_locked_deque *q);
 bool ws__locked_deque_newest_is_free(ws_locked_deque *q); /* as the split deque's; may block */
+bool ws__locked_deque_newest_is(ws_locked_deque *q, const void *item); /* likewise */
 int64_t ws__locked_deque_owner_size(ws_locked_deque *q, int64_t b);
 
 #endif /* WS_DEQUE_H */

@@ -100,21 +100,32 @@ void *ws_locked_deque_pop(ws_locked_deque *q)
 
 void *ws_locked_deque_steal(ws_locked_deque *q)
 {
-    return ws__locked_deque_steal_above(q, INT64_MIN);
+    return ws__locked_deque_steal_bounded(q, NULL);
 }
 
-void *ws__locked_deque_steal_above(ws_locked_deque *q, int64_t floor)
+/* Whether the bound (NULL: none) lets a steal take item at index top. Under the lock: the
+ * item, top and the owner's change of the watched word before its push are all ordered by it. */
+static bool bound_allows(const ws_sdeque_bound *bound, int64_t top, void *item)
+{
+    if (bound == NULL)
+        return true;
+    /* relaxed: under the lock (see above). */
+    return top >= bound->floor && !((uintptr_t)item & WS_SDEQUE_ITEM_FREE) &&
+           ((ws_load_relaxed(bound->watch) ^ bound->expect) & bound->mask) == 0;
+}
+
+void *ws__locked_deque_steal_bounded(ws_locked_deque *q, const ws_sdeque_bound *bound)
 {
     void *item = NULL;
     pthread_mutex_lock(&q->lock);
     /* relaxed: under the lock. */
     int64_t top = ws_load_relaxed(&q->top);
-    if (ws_load_relaxed(&q->bottom) > top && top >= floor) {
+    if (ws_load_relaxed(&q->bottom) > top) {
         item = q->slot[(size_t)top & q->mask];
-        if (floor != INT64_MIN && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
-            item = NULL; /* as the split deque's bounded steal: never a free item */
-        else
+        if (bound_allows(bound, top, item))
             ws_store_relaxed(&q->top, top + 1);
+        else
+            item = NULL;
     }
     pthread_mutex_unlock(&q->lock);
     return item;
@@ -127,15 +138,25 @@ size_t ws_locked_deque_size(const ws_locked_deque *q)
     return n > 0 ? (size_t)n : 0;
 }
 
-bool ws__locked_deque_newest_is_free(ws_locked_deque *q)
+/* The newest item, or NULL if the deque is empty. */
+static void *newest(ws_locked_deque *q)
 {
     pthread_mutex_lock(&q->lock);
     /* relaxed: under the lock. */
     int64_t bottom = ws_load_relaxed(&q->bottom);
-    bool free = bottom > ws_load_relaxed(&q->top) &&
-                ((uintptr_t)q->slot[(size_t)(bottom - 1) & q->mask] & WS_SDEQUE_ITEM_FREE);
+    void *item = bottom > ws_load_relaxed(&q->top) ? q->slot[(size_t)(bottom - 1) & q->mask] : NULL;
     pthread_mutex_unlock(&q->lock);
-    return free;
+    return item;
+}
+
+bool ws__locked_deque_newest_is_free(ws_locked_deque *q)
+{
+    return ((uintptr_t)newest(q) & WS_SDEQUE_ITEM_FREE) != 0;
+}
+
+bool ws__locked_deque_newest_is(ws_locked_deque *q, const void *item)
+{
+    return newest(q) == item;
 }
 
 int64_t ws__locked_deque_owner_bottom(ws_locked_deque *q)

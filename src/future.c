@@ -396,7 +396,7 @@ static void drop_dead(ws__worker *w)
         drop_dead_private(w);
         /* relaxed: the owner's own floor. */
         if (ws__wdeque_owner_bottom(&w->deque) <= ws_load_relaxed(&w->floor) ||
-            !ws__wdeque_newest_is_free(&w->deque))
+            !ws__wdeque_may_look(w))
             return;
         int64_t at;
         ws__task *t = ws__wdeque_pop_at(w, &at);
@@ -423,17 +423,13 @@ static bool pop_if_newest(ws__worker *w, ws__future *f)
         ws__wdeque_pop_private(&w->deque);
     } else {
         /* f->bottom: the bottom after f's push on its home deque; if the deque's bottom is that
-         * again, its newest index holds f or, if a thief took f, nothing. */
+         * again and its newest slot holds f, the pop takes f, or nothing if a thief took it. */
         if (f->home != ws__worker_fast(w) ||
-            ws_load_relaxed(&f->bottom) != ws__wdeque_owner_bottom(&w->deque)) /* our own */
+            ws_load_relaxed(&f->bottom) != ws__wdeque_owner_bottom(&w->deque) || /* our own */
+            !ws__wdeque_newest_is(&w->deque, ws__deque_item(&f->task)))
             return false;
-        int64_t at;
-        ws__task *t = ws__wdeque_pop_at(w, &at);
-        if (t != &f->task) {
-            if (t != NULL)
-                ws__wdeque_put_back(w, t, at);
+        if (ws__wdeque_pop(&w->deque) != &f->task)
             return false;
-        }
     }
     ws__count(w, pops, 1);
     return true;

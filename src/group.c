@@ -401,7 +401,7 @@ static void group_job_run(void *job)
 static ws__task *own_job(ws__worker *w, ws__group *g)
 {
     ws__task *t = NULL;
-    if (ws__wdeque_newest_is_free(&w->deque)) { /* a waited task is no job: leave it be */
+    if (ws__wdeque_may_look(w)) { /* a waited task is no job: leave it be */
         int64_t at;
         t = ws__wdeque_pop_at(w, &at);
         if (t != NULL && ws__task_is_job_of(t, g)) {

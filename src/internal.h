@@ -37,9 +37,10 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_push_fitting(q, item) ((void)ws_locked_deque_push((q), (item)))
 #define ws__wdeque_pop(q)                ws__item_task(ws_locked_deque_pop(q))
 #define ws__wdeque_steal(q)              ws__item_task(ws_locked_deque_steal(q))
-#define ws__wdeque_steal_above(q, floor) ws__item_task(ws__locked_deque_steal_above((q), (floor)))
+#define ws__wdeque_steal_bounded(q, b)   ws__item_task(ws__locked_deque_steal_bounded((q), (b)))
 #define ws__wdeque_peek_private(q)       ((void)(q), (ws__task *)NULL)
 #define ws__wdeque_newest_is_free        ws__locked_deque_newest_is_free
+#define ws__wdeque_newest_is             ws__locked_deque_newest_is
 #define ws__wdeque_asked_for(q)          ((void)(q), false)             /* no private items */
 #define ws__wdeque_pop_private(q)        ((void)ws_locked_deque_pop(q)) /* never: no peek */
 #define ws__wdeque_size                  ws_locked_deque_size
@@ -55,24 +56,25 @@ static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool 
 }
 #else
 typedef ws_sdeque ws__wdeque;
-#define ws__wdeque_init                  ws_sdeque_init
-#define ws__wdeque_destroy               ws_sdeque_destroy
-#define ws__wdeque_fits                  ws__sdeque_fits
-#define ws__wdeque_push_fitting          ws__sdeque_push_fitting
-#define ws__wdeque_push_slow             ws__sdeque_push_slow
-#define ws__wdeque_pop(q)                ws__owner_take(q, ws__sdeque_pop(q))
-#define ws__wdeque_steal(q)              ws__item_task(ws_sdeque_steal(q))
-#define ws__wdeque_steal_above(q, floor) ws__item_task(ws__sdeque_steal_above((q), (floor)))
-#define ws__wdeque_peek_private(q)       ws__owner_take(q, ws__sdeque_peek_private(q))
-#define ws__wdeque_newest_is_free        ws__sdeque_newest_is_free
-#define ws__wdeque_asked_for             ws__sdeque_asked_for
-#define ws__wdeque_pop_private           ws__sdeque_pop_private
-#define ws__wdeque_size                  ws_sdeque_size
-#define ws__wdeque_growths(q)            ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
-#define ws__wdeque_set_depth_cap         ws__sdeque_set_depth_cap
-#define ws__wdeque_force_slow            ws__sdeque_force_slow
-#define ws__wdeque_publish_all           ws__sdeque_publish_all
-#define ws__wdeque_trim                  ws__sdeque_trim
+#define ws__wdeque_init                ws_sdeque_init
+#define ws__wdeque_destroy             ws_sdeque_destroy
+#define ws__wdeque_fits                ws__sdeque_fits
+#define ws__wdeque_push_fitting        ws__sdeque_push_fitting
+#define ws__wdeque_push_slow           ws__sdeque_push_slow
+#define ws__wdeque_pop(q)              ws__owner_take(q, ws__sdeque_pop(q))
+#define ws__wdeque_steal(q)            ws__item_task(ws_sdeque_steal(q))
+#define ws__wdeque_steal_bounded(q, b) ws__item_task(ws__sdeque_steal_bounded((q), (b)))
+#define ws__wdeque_peek_private(q)     ws__owner_take(q, ws__sdeque_peek_private(q))
+#define ws__wdeque_newest_is_free      ws__sdeque_newest_is_free
+#define ws__wdeque_newest_is           ws__sdeque_newest_is
+#define ws__wdeque_asked_for           ws__sdeque_asked_for
+#define ws__wdeque_pop_private         ws__sdeque_pop_private
+#define ws__wdeque_size                ws_sdeque_size
+#define ws__wdeque_growths(q)          ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap       ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow          ws__sdeque_force_slow
+#define ws__wdeque_publish_all         ws__sdeque_publish_all
+#define ws__wdeque_trim                ws__sdeque_trim
 #endif
 /* The pops, steals and peek above hand back tasks (ws__item_task); pushes take deque items
  * (ws__deque_item). */
@@ -610,8 +612,8 @@ bool ws__fair_turn(ws__worker *w);
 ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
 /* Worker w steals once from victim v, counting the attempt. */
 ws__task *ws__steal_from(ws__worker *w, ws__worker *v);
-/* As ws__steal_from, but only a task that v pushed at index floor or above. */
-ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor);
+/* As ws__steal_from, but only a task that the bound allows (deque.h, ws_sdeque_bound). */
+ws__task *ws__steal_bounded(ws__worker *w, ws__worker *v, const ws_sdeque_bound *bound);
 /* Worker w (the caller) pushes t on its deque, as a fork does: false if the deque could not grow
  * (the caller runs t itself). join.c. */
 bool ws__fork_push(ws__worker *w, ws__task *t);
@@ -865,30 +867,31 @@ static inline ws__task *ws__wdeque_pop_at(ws__worker *w, int64_t *at)
     return ws__wdeque_pop(&w->deque);
 }
 
-/* Worker w took t from somewhere it must not run it (a wait's help that turned out not to be
- * waited for, a put back that cannot keep its index): t goes to the pool's injector, where only
- * a worker's loop takes it, as a steal would have. wait.c. */
-void ws__hand_off(ws__worker *w, ws__task *t);
-
-/* A put-back that cannot keep a waited task in its place hands it off; a model pushes it back
- * anyway (tests/model_wait_rule.c). */
-#ifndef WS_PUT_BACK_KEEPS_PLACE
-#define WS_PUT_BACK_KEEPS_PLACE 1
+/* Owner only: may a wait pop its newest item to look at it? Only if it is free: a wait looks
+ * for its group's jobs and for dead futures, never for a waited task, whose put-back could not
+ * keep its place (ws__wdeque_put_back). A model removes the test (tests/model_wait_rule.c). */
+#ifndef WS_WAIT_LOOKS_AT_FREE_ONLY
+#define WS_WAIT_LOOKS_AT_FREE_ONLY 1
 #endif
+static inline bool ws__wdeque_may_look(ws__worker *w)
+{
+    return !WS_WAIT_LOOKS_AT_FREE_ONLY || ws__wdeque_newest_is_free(&w->deque);
+}
 
 /* Worker w puts back t, popped from index at only to look at it (a wait that takes only its own
  * work, a join taking its child from under free items). A pop of the last public item moves top
  * past it, and a push then lands one index higher, which may lie at or above the floor of a run
  * that a leapfrogger helps with: a free item may go there (no wait's help takes one), and a
- * future that w queued learns its new index, or its get would not find it newest; a waited task
- * may not (it could be an outer frame's child), and is handed off instead. */
+ * future that w queued learns its new index, or its get would not find it newest. A waited task
+ * could be an outer frame's child, which a leapfrogger there would run: no wait pops one to look
+ * at it (ws__wdeque_may_look). */
 static inline void ws__wdeque_put_back(ws__worker *w, ws__task *t, int64_t at)
 {
-    bool free = ws__task_kind(t) != WS_KIND_WAITED;
-    if (WS_PUT_BACK_KEEPS_PLACE && !free && ws__wdeque_owner_bottom(&w->deque) != at) {
-        ws__hand_off(w, t);
-        return;
-    }
+    (void)at;
+#ifdef WS_DEBUG
+    if (ws__task_kind(t) == WS_KIND_WAITED && ws__wdeque_owner_bottom(&w->deque) != at)
+        ws__contract_violation("ws__wdeque_put_back", "internal: a waited task moved");
+#endif
     ws__future *f = (ws__future *)(void *)t;
     /* relaxed: f->bottom is read by this worker (its gets) and, once f is claimed INLINE, by
      * leapfroggers after the claim's release. Written before the push, which lands at bottom:

@@ -74,26 +74,10 @@ static ws__worker *runner_worker(ws__worker *w, uint32_t runner)
  * claim, the runner, DONE); a waiter's WAITER and a future's queue and handle bits may change. */
 #define RUN_BITS (WS_TASK_TAKEN | WS_TASK_DONE | 0xFFFFu << WS_TASK_THIEF_SHIFT)
 
-void ws__hand_off(ws__worker *w, ws__task *u)
-{
-    ws__count(w, handoffs, 1);
-    ws_pool *pool = w->pool; /* alive: w is one of its workers, running */
-    ws__injector_push(&pool->injector, u);
-    /* seq_cst: after the tail's seq_cst exchange, the producer's look of the idle protocol
-     * (docs/scheduler.md, "Waking"); pairs with a sleeper's announcement. */
-    uint64_t s = ws__idle_observe_sc(&pool->idle.state);
-    if (ws__idle_wake_wanted(s))
-        ws__idle_wake(pool, s);
-}
-
-/* The look at the awaited state after a leapfrog's steal, by name so that a model can remove it
- * (tests/model_wait_rule.c: the wait then runs the runner's next work). */
-#ifndef WS_LEAPFROG_RECHECK
-#define WS_LEAPFROG_RECHECK 1
-#endif
-
-/* w takes a task (never a free one: deque.h) at index floor or above from v, while the task
- * whose state is *state is still in the run seen. */
+/* w takes a task at index floor or above from v, never a free one (deque.h), and only while
+ * the task whose state is *state is still in the run seen: the deque looks at the state after
+ * it acquired the item's publication and before its claim, so that an item the runner pushed
+ * after the run ended (its own next work, which this wait does not wait for) is left alone. */
 static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *state, uint32_t seen,
                                int64_t floor)
 {
@@ -102,16 +86,10 @@ static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *s
      * runner's next task. */
     if (ws_load_relaxed(state) != seen)
         return NULL;
-    ws__task *u = ws__steal_from_above(w, v, floor);
-    if (u == NULL)
-        return NULL;
-    /* relaxed: the steal's acquire of u's publication (ts or bottom) orders every step of the
-     * runner before u's push; if the run ended before that push, this read sees its end. */
-    if (WS_LEAPFROG_RECHECK && WS_UNLIKELY((ws_load_relaxed(state) ^ seen) & RUN_BITS)) {
-        ws__hand_off(w, u); /* maybe the runner's next work, which this wait does not wait for */
-        return NULL;
-    }
-    ws__count(w, leapfrogs, 1);
+    ws_sdeque_bound bound = {.floor = floor, .watch = state, .expect = seen, .mask = RUN_BITS};
+    ws__task *u = ws__steal_bounded(w, v, &bound);
+    if (u != NULL)
+        ws__count(w, leapfrogs, 1);
     return u;
 }
 

@@ -271,13 +271,14 @@ static void count_level(ws__worker *w, const ws__worker *v)
     }
 }
 
-/* Worker w steals once from victim v (bounded: only at index floor or above), counting and
- * tracing the attempt. */
-static ws__task *steal_once(ws__worker *w, ws__worker *v, bool bounded, int64_t floor)
+/* Worker w steals once from victim v (bound NULL: any item), counting and tracing the
+ * attempt. */
+static ws__task *steal_once(ws__worker *w, ws__worker *v, const ws_sdeque_bound *bound)
 {
     ws__count(w, steal_attempts, 1);
     ws__prof_note_steal(w);
-    ws__task *t = bounded ? ws__wdeque_steal_above(&v->deque, floor) : ws__wdeque_steal(&v->deque);
+    ws__task *t =
+        bound != NULL ? ws__wdeque_steal_bounded(&v->deque, bound) : ws__wdeque_steal(&v->deque);
     if (t != NULL) {
         ws__count(w, steals, 1);
         if (w->victims != NULL && v->place != NULL)
@@ -290,12 +291,12 @@ static ws__task *steal_once(ws__worker *w, ws__worker *v, bool bounded, int64_t 
 
 ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
 {
-    return steal_once(w, v, false, 0);
+    return steal_once(w, v, NULL);
 }
 
-ws__task *ws__steal_from_above(ws__worker *w, ws__worker *v, int64_t floor)
+ws__task *ws__steal_bounded(ws__worker *w, ws__worker *v, const ws_sdeque_bound *bound)
 {
-    return steal_once(w, v, true, floor);
+    return steal_once(w, v, bound);
 }
 
 /* Worker w's steal from v failed: if v holds private work that a thief asked for (w, or one
