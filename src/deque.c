@@ -825,7 +825,7 @@ static int64_t index_diff(uint64_t x, uint64_t y)
 }
 
 /* The steal, of any item (bounded NULL), or only of one that the bound allows. */
-static inline void *sdeque_steal(ws_sdeque *q, const ws_sdeque_bound *bounded)
+static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded)
 {
     int64_t floor = bounded != NULL ? bounded->floor : 0;
     /* acquire: pairs with the owner's release moves of the guard: items pushed before are
@@ -858,8 +858,10 @@ static inline void *sdeque_steal(ws_sdeque *q, const ws_sdeque_bound *bounded)
     WS_SDEQUE_LEAVE(&q->stealers);
     /* A wait's help takes no free item. The slot may be stale here, but then the CAS below
      * would fail anyway: a refusal is never wrong, and a taken item's tag is the one read. */
-    if (WS_SDEQUE_STEAL_LEAVES_FREE && bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE))
+    if (WS_SDEQUE_STEAL_LEAVES_FREE && bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE)) {
+        bounded->refused_free = true;
         return NULL;
+    }
     /* The bound's watched word, read after the acquires of ts and bottom above, which
      * synchronize with the item's publication: a change the owner made before it published the
      * item is seen here. Between this look and the CAS the item cannot change unseen (a pop of
@@ -884,7 +886,7 @@ void *ws_sdeque_steal(ws_sdeque *q)
     return sdeque_steal(q, NULL);
 }
 
-void *ws__sdeque_steal_bounded(ws_sdeque *q, const ws_sdeque_bound *bound)
+void *ws__sdeque_steal_bounded(ws_sdeque *q, ws_sdeque_bound *bound)
 {
     return sdeque_steal(q, bound);
 }

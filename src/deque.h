@@ -333,12 +333,13 @@ typedef struct ws_sdeque_bound {
     int64_t floor;
     const _Atomic uint32_t *watch;
     uint32_t expect, mask;
+    bool refused_free; /* out: the steal left a free item (at the top, at or above floor) */
 } ws_sdeque_bound;
 /* Any thread; lock-free. As ws_sdeque_steal, but only an item that the bound allows, else NULL
  * (a free item at the top blocks the items above it: the steal takes the top or nothing). The
  * look at the watched word comes after the loads that acquire the item's publication and before
  * the claim, and acts with the claim as one step (deque.c, sdeque_steal). */
-void *ws__sdeque_steal_bounded(ws_sdeque *q, const ws_sdeque_bound *bound);
+void *ws__sdeque_steal_bounded(ws_sdeque *q, ws_sdeque_bound *bound);
 /* Any thread: public and private items together. Approximate while others run. */
 size_t ws_sdeque_size(const ws_sdeque *q);
 /* Owner only: the push that the fast path declined: grows if full, shares if a thief asked.
@@ -509,10 +510,8 @@ void ws_locked_deque_destroy(ws_locked_deque *q);
 int ws_locked_deque_push(ws_locked_deque *q, void *item); /* owner only; may block */
 void *ws_locked_deque_pop(ws_locked_deque *q);            /* owner only; may block */
 void *ws_locked_deque_steal(ws_locked_deque *q);          /* any thread; may block */
-void *ws__locked_deque_steal_bounded(ws_locked_deque *q,
-                                     const ws_sdeque_bound *bound); /* as the
-                                                                       split
-                                                                       deque's */
+/* As the split deque's. */
+void *ws__locked_deque_steal_bounded(ws_locked_deque *q, ws_sdeque_bound *bound);
 size_t ws_locked_deque_size(const ws_locked_deque *q);              /* any thread; approximate */
 int64_t ws__locked_deque_push_size(ws_locked_deque *q, void *item); /* as ws__deque_push_size */
 /* Owner only; lock-free: the size and bottom read without the lock (estimates). */

@@ -105,16 +105,21 @@ void *ws_locked_deque_steal(ws_locked_deque *q)
 
 /* Whether the bound (NULL: none) lets a steal take item at index top. Under the lock: the
  * item, top and the owner's change of the watched word before its push are all ordered by it. */
-static bool bound_allows(const ws_sdeque_bound *bound, int64_t top, void *item)
+static bool bound_allows(ws_sdeque_bound *bound, int64_t top, void *item)
 {
     if (bound == NULL)
         return true;
+    if (top < bound->floor)
+        return false;
+    if ((uintptr_t)item & WS_SDEQUE_ITEM_FREE) {
+        bound->refused_free = true;
+        return false;
+    }
     /* relaxed: under the lock (see above). */
-    return top >= bound->floor && !((uintptr_t)item & WS_SDEQUE_ITEM_FREE) &&
-           ((ws_load_relaxed(bound->watch) ^ bound->expect) & bound->mask) == 0;
+    return ((ws_load_relaxed(bound->watch) ^ bound->expect) & bound->mask) == 0;
 }
 
-void *ws__locked_deque_steal_bounded(ws_locked_deque *q, const ws_sdeque_bound *bound)
+void *ws__locked_deque_steal_bounded(ws_locked_deque *q, ws_sdeque_bound *bound)
 {
     void *item = NULL;
     pthread_mutex_lock(&q->lock);

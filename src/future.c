@@ -478,13 +478,16 @@ static void help_until_done(ws__worker *w, ws__future *f)
                                                     "waits for) gets it: it would wait forever");
         /* An inline claim's work begins at the future's own index (WS_FUTURE_INLINE); any other
          * claim raised its runner's floor. */
-        ws__task *u =
-            (s & WS_FUTURE_INLINE)
-                /* relaxed: published by the INLINE claim's release (s acquired) */
-                ? ws__leapfrog_above(w, runner, &f->task.state, s, ws_load_relaxed(&f->bottom) - 1)
-                : ws__leapfrog(w, runner, &f->task.state, s);
+        bool only_free = false;
+        ws__task *u = (s & WS_FUTURE_INLINE)
+                          /* relaxed: published by the INLINE claim's release (s acquired) */
+                          ? ws__leapfrog_above(w, runner, &f->task.state, s,
+                                               ws_load_relaxed(&f->bottom) - 1, &only_free)
+                          : ws__leapfrog(w, runner, &f->task.state, s, &only_free);
         if (u != NULL)
             ws__task_run_taken(w, u, "leapfrog");
+        else if (only_free)
+            ws__wait_give_up(&wait); /* the futures it submitted are others' to run */
         if (ws__wait_step(w, &wait, u != NULL))
             ws__park_on_state(w, &f->task.state, s);
     }

@@ -124,6 +124,11 @@ bool ws__backoff_step(ws__backoff *b)
     return true;
 }
 
+void ws__backoff_give_up(ws__backoff *b)
+{
+    b->round = SPIN_ROUNDS + YIELD_ROUNDS;
+}
+
 ws__backoff ws__backoff_start(const ws__worker *w)
 {
     /* An outside thread waits for work it has just handed to the pool, usually after waking a

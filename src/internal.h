@@ -613,7 +613,7 @@ ws__task *ws__take_injected(ws__worker *w, ws__injector *q);
 /* Worker w steals once from victim v, counting the attempt. */
 ws__task *ws__steal_from(ws__worker *w, ws__worker *v);
 /* As ws__steal_from, but only a task that the bound allows (deque.h, ws_sdeque_bound). */
-ws__task *ws__steal_bounded(ws__worker *w, ws__worker *v, const ws_sdeque_bound *bound);
+ws__task *ws__steal_bounded(ws__worker *w, ws__worker *v, ws_sdeque_bound *bound);
 /* Worker w (the caller) pushes t on its deque, as a fork does: false if the deque could not grow
  * (the caller runs t itself). join.c. */
 bool ws__fork_push(ws__worker *w, ws__task *t);
@@ -693,6 +693,8 @@ typedef struct ws__backoff {
 } ws__backoff;
 /* Returns true when the caller should park now (the spin and yield budget is spent). */
 bool ws__backoff_step(ws__backoff *b);
+/* The ladder's end at once: the next ws__backoff_step says "park". */
+void ws__backoff_give_up(ws__backoff *b);
 /* The ladder's start for a wait of worker w (NULL: an outside thread, which skips the spinning
  * and starts by yielding). */
 ws__backoff ws__backoff_start(const ws__worker *w);
@@ -709,6 +711,10 @@ typedef struct ws__wait {
 /* Worker w (NULL outside a worker) went once round its wait loop; progressed: it ran a task
  * the wait depends on. True when the caller should park now (it then counts as blocked). */
 bool ws__wait_step(ws__worker *w, ws__wait *s, bool progressed);
+/* Worker w's wait found work it may not run (a free item of the worker it waits for): it parks
+ * now, counting as blocked, so that a spare or another worker takes that work at once rather
+ * than after the ladder's spins and yields. */
+void ws__wait_give_up(ws__wait *s);
 /* The wait is over (w as in ws__wait_step). */
 void ws__wait_end(ws__worker *w, ws__wait *s);
 /* Any thread (w: its worker, or NULL); may block (spin, yield, then park). Returns when t is
@@ -716,12 +722,13 @@ void ws__wait_end(ws__worker *w, ws__wait *s);
 void ws__task_wait(ws__worker *w, ws__task *t);
 /* Waiter w helps the worker runner (an id + 1, as in a task's state; 0: none) that runs the task
  * whose state word is *state, last read as seen: a task that runner pushed since it started that
- * task, or NULL. */
-ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen);
+ * task, or NULL; *only_free is set when it left a free item there (work for others). */
+ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen,
+                       bool *only_free);
 /* As ws__leapfrog, with the floor of that task's run known to the caller (a future claimed
  * inline: future.c) instead of the runner's. */
 ws__task *ws__leapfrog_above(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen,
-                             int64_t floor);
+                             int64_t floor, bool *only_free);
 /* Any thread (w: its worker, or NULL): or-s WAITER into *state (last read as seen, without DONE)
  * and parks until the word changes; returns at once if it changed first. */
 void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen);

@@ -79,7 +79,7 @@ static ws__worker *runner_worker(ws__worker *w, uint32_t runner)
  * it acquired the item's publication and before its claim, so that an item the runner pushed
  * after the run ended (its own next work, which this wait does not wait for) is left alone. */
 static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *state, uint32_t seen,
-                               int64_t floor)
+                               int64_t floor, bool *only_free)
 {
     /* relaxed, after the caller's acquire of the floor: if the task is still as seen, the floor
      * read is the one of its run (the restore comes after its completion), not that of the
@@ -90,24 +90,33 @@ static ws__task *leapfrog_onto(ws__worker *w, ws__worker *v, _Atomic uint32_t *s
     ws__task *u = ws__steal_bounded(w, v, &bound);
     if (u != NULL)
         ws__count(w, leapfrogs, 1);
+    *only_free = bound.refused_free;
     return u;
 }
 
-ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen)
+ws__task *ws__leapfrog(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen,
+                       bool *only_free)
 {
+    *only_free = false;
     ws__worker *v = runner_worker(w, runner);
     if (v == NULL)
         return NULL;
     /* acquire: pairs with ws__floor_restore; the caller read `seen` with acquire after the
      * runner's release marking, so this is the floor of the runner's start or a later one. */
-    return leapfrog_onto(w, v, state, seen, ws_load_acquire(&v->floor));
+    return leapfrog_onto(w, v, state, seen, ws_load_acquire(&v->floor), only_free);
 }
 
 ws__task *ws__leapfrog_above(ws__worker *w, uint32_t runner, _Atomic uint32_t *state, uint32_t seen,
-                             int64_t floor)
+                             int64_t floor, bool *only_free)
 {
+    *only_free = false;
     ws__worker *v = runner_worker(w, runner);
-    return v != NULL ? leapfrog_onto(w, v, state, seen, floor) : NULL;
+    return v != NULL ? leapfrog_onto(w, v, state, seen, floor, only_free) : NULL;
+}
+
+void ws__wait_give_up(ws__wait *s)
+{
+    ws__backoff_give_up(&s->backoff);
 }
 
 void ws__park_on_state(ws__worker *w, _Atomic uint32_t *state, uint32_t seen)
@@ -126,9 +135,13 @@ void ws__task_wait(ws__worker *w, ws__task *t)
         uint32_t s = ws_load_acquire(&t->state);
         if (s == WS_TASK_DONE)
             break;
-        ws__task *u = w != NULL ? ws__leapfrog(w, s >> WS_TASK_THIEF_SHIFT, &t->state, s) : NULL;
+        bool only_free = false;
+        ws__task *u =
+            w != NULL ? ws__leapfrog(w, s >> WS_TASK_THIEF_SHIFT, &t->state, s, &only_free) : NULL;
         if (u != NULL)
             ws__task_run_taken(w, u, "leapfrog");
+        else if (only_free)
+            ws__wait_give_up(&wait);
         if (ws__wait_step(w, &wait, u != NULL))
             ws__park_on_state(w, &t->state, s);
     }

@@ -273,7 +273,7 @@ static void count_level(ws__worker *w, const ws__worker *v)
 
 /* Worker w steals once from victim v (bound NULL: any item), counting and tracing the
  * attempt. */
-static ws__task *steal_once(ws__worker *w, ws__worker *v, const ws_sdeque_bound *bound)
+static ws__task *steal_once(ws__worker *w, ws__worker *v, ws_sdeque_bound *bound)
 {
     ws__count(w, steal_attempts, 1);
     ws__prof_note_steal(w);
@@ -294,7 +294,7 @@ ws__task *ws__steal_from(ws__worker *w, ws__worker *v)
     return steal_once(w, v, NULL);
 }
 
-ws__task *ws__steal_bounded(ws__worker *w, ws__worker *v, const ws_sdeque_bound *bound)
+ws__task *ws__steal_bounded(ws__worker *w, ws__worker *v, ws_sdeque_bound *bound)
 {
     return steal_once(w, v, bound);
 }

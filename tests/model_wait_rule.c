@@ -182,7 +182,8 @@ static void *helper(void *arg)
             __VERIFIER_assume(s != WS_TASK_PENDING);
         if (s == WS_TASK_DONE)
             break;
-        ws__task *t = ws__leapfrog(w, s >> WS_TASK_THIEF_SHIFT, &tasks[X].state, s);
+        bool only_free;
+        ws__task *t = ws__leapfrog(w, s >> WS_TASK_THIEF_SHIFT, &tasks[X].state, s, &only_free);
         if (t == NULL)
             continue;
         assert(t != &tasks[O] && "a wait ran an outer task put back at its floor");
