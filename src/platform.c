@@ -174,6 +174,28 @@ void ws__thread_set_name(ws__thread t, const char *name)
 #endif
 }
 
+/* A soft resource limit in bytes: SIZE_MAX if unlimited (or beyond size_t), 0 where unknown. */
+static size_t soft_limit(int resource)
+{
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) != 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)rl.rlim_cur;
+}
+
+size_t ws__main_stack_limit(void)
+{
+    return soft_limit(RLIMIT_STACK);
+}
+
+bool ws__address_space_limited(void)
+{
+    size_t limit = soft_limit(RLIMIT_AS);
+    return limit != 0 && limit != SIZE_MAX;
+}
+
 void ws__process_cpus(ws__cpuset *out)
 {
     memset(out, 0, sizeof *out);

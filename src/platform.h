@@ -1,8 +1,8 @@
 /* platform.h: the operating-system surface, implemented in platform.c.
  *
  * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count and the
- * cgroup CPU quota, a monotonic clock, and allocation (with test hooks that make the Nth allocation
- * or thread creation fail, so that error paths are tested).
+ * cgroup CPU quota, resource limits, a monotonic clock, and allocation (with test hooks that make
+ * the Nth allocation or thread creation fail, so that error paths are tested).
  * `#ifdef __linux__` appears in platform.c only.
  */
 #ifndef WS_PLATFORM_H
@@ -86,6 +86,12 @@ int ws__thread_start_on(ws__thread *t, size_t stack_size, const ws__cpuset *cpus
 /* Any thread. Names thread t for ps, top -H, gdb and perf (at most 15 characters are kept: the
  * kernel's limit). Best effort: a failure changes nothing else. */
 void ws__thread_set_name(ws__thread t, const char *name);
+/* Any thread. The soft RLIMIT_STACK, the main thread's stack limit: bytes, SIZE_MAX if
+ * unlimited, 0 where unknown. */
+size_t ws__main_stack_limit(void);
+/* Any thread. True if the process's address space is limited (a finite soft RLIMIT_AS, as set
+ * by `ulimit -v` and some batch schedulers). */
+_Bool ws__address_space_limited(void);
 /* The CPU the calling thread runs on and that CPU's NUMA node, -1 where unknown. A hint: the
  * thread may move right after. */
 void ws__current_cpu(int *cpu, int *node);

@@ -1,0 +1,7 @@
+# Stack depth (tests/test_stack_depth.c, label: depth): how deep recursions run on the workers'
+# default stacks, each case in forked children. reach_small is skipped under ThreadSanitizer (its
+# shadow call stack is smaller than the main thread's stack).
+foreach(c reach_small reach_large spawn_chain join_chain default_size)
+  ws_add_test(test_stack_depth SOURCES test_stack_depth.c TIMEOUT 300 LABELS depth ARGS ${c})
+endforeach()
+set_tests_properties(test_stack_depth_reach_small PROPERTIES SKIP_RETURN_CODE 77)
