@@ -1,4 +1,4 @@
-/* test_stack_depth: how deep a recursion runs on the workers' C stacks.
+/* test_stack_depth: how deep a recursion runs on the workers' C stacks, and how an overflow ends.
  *
  *   reach_small, reach_large
  *            one recursive function measured both ways: how deep it reaches as a plain recursion
@@ -20,10 +20,27 @@
  *   default_size
  *            the default stack of workers and spares, in children with other limits (setrlimit):
  *            64 times the soft RLIMIT_STACK, at most 1 GiB (unlimited: 1 GiB); with a finite
- *            RLIMIT_AS the limit itself; WS_STACK_SIZE and config.stack_size win.
+ *            RLIMIT_AS the limit itself; WS_STACK_SIZE and config.stack_size win; every thread has
+ *            a guard of WS_STACK_GUARD bytes.
+ *   overflow_default, overflow_env, overflow_spare, overflow_two, overflow_stack_task,
+ *   overflow_spawn, overflow_join, overflow_user_handler
+ *            in a forked child, a worker's stack overflows: by a plain recursion with the default
+ *            size (512 MiB with an 8 MiB limit: ASan warns about stacks above 64 MiB when the
+ *            handler calls abort(), unless it is not instrumented), with WS_STACK_SIZE,
+ *            on a spare (a task that overflows after its spawner called ws_block_begin), on two
+ *            workers at the same moment (one line all the same), by a stack task, a ws_spawn chain
+ * and a ws_join recursion far too deep (spread over two workers, whose stacks may run out at the
+ * same time), and with a user's SIGSEGV handler installed before the pool: the child dies by
+ * SIGABRT and its stderr is exactly the library's one line naming the thread, the size and the
+ * setting. fault_null, fault_user_handler, fault_main faults that are not a worker's overflow end
+ * as they would without the library: a NULL write on a worker dies as the same write on a thread of
+ * a process without a pool (SIGSEGV outside the sanitizers, whose own report otherwise); a user's
+ * SIGSEGV handler installed before the pool is created is called for it; an overflow of the main
+ * thread's stack with a pool running dies as it does without one.
  *
  * usage: test_stack_depth CASE
  */
+#include "platform.h"
 #include "test_sched_util.h"
 
 #include <pthread.h>
@@ -55,6 +72,11 @@
  * whose 64 times the default still is (above it the default is capped); under ThreadSanitizer
  * also at TSAN_CEILING levels, which its shadow call stack holds as stack tasks. */
 #define TSAN_CEILING 6000u
+
+/* The line src/overflow.c prints for a worker or spare of the child's first (only) pool. */
+#define OVERFLOW_LINE                                                                          \
+    "worksteal: thread ws1:%s%u (%s %u of pool 1) overflowed its C stack of %zu bytes: raise " \
+    "WS_STACK_SIZE or ws_config.stack_size\n"
 
 #define STACK_PER_MAIN    64u
 #define MAX_DEFAULT_STACK ((size_t)1 << 30)
@@ -454,7 +476,307 @@ static void case_default_size(void)
         const size_t slack = (size_t)64 << 10;
         if (ws < want || ws > want + slack || ss < want || ss > want + slack)
             WS_TEST_FAIL("%s: stacks %zu and %zu, expected %zu", cases[i].what, ws, ss, want);
+        ASSERT_GE(wg, WS_STACK_GUARD);
+        ASSERT_GE(sg, WS_STACK_GUARD);
     }
+}
+
+/* ---- overflows ------------------------------------------------------------------------------ */
+
+/* A recursion that no stack holds: 64 KiB of locals per level, below the 1 MiB guards (the
+ * kernel's gap below the main thread's stack, and the library's), so that it faults in the
+ * guard; few levels per stack (8,192 in 512 MiB), so that ThreadSanitizer's shadow call stack
+ * holds them; one page touched per level. */
+static volatile uint64_t endless_depth = (uint64_t)1 << 40;
+
+/* overflow_two: at this depth (near the end of a 256 KiB stack) the two threads wait for each
+ * other, then both take the last steps to the guard together. */
+static uint64_t meet_depth = UINT64_MAX;
+static _Atomic int met;
+
+static void meet(void)
+{
+    atomic_fetch_add_explicit(&met, 1, memory_order_relaxed);
+    while (atomic_load_explicit(&met, memory_order_relaxed) < 2)
+        ;
+}
+
+static NOINLINE uint64_t endless(uint64_t n)
+{
+    volatile char pad[64 << 10];
+    pad[0] = (char)n;
+    if (n == meet_depth)
+        meet();
+    if (n == endless_depth)
+        return 0;
+    uint64_t r = endless(n + 1);
+    KEEP(r);
+    return r + (uint64_t)pad[0];
+}
+
+static void endless_task(void *p)
+{
+    *(uint64_t *)p = endless(0);
+}
+
+/* Overflows a spare's stack: spawns the endless task, then blocks until the process dies (the
+ * spare the block summons takes the task). */
+static void endless_on_spare(void *p)
+{
+    ws_task t;
+    ws_spawn(&t, endless_task, p);
+    ws_block_begin();
+    for (;;)
+        sched_sleep_ms(1000);
+}
+
+/* Overflows both workers' stacks at once: the two halves of a join (the second stolen by the
+ * other worker) recurse, meet near their stacks' end, and fault together; the first to fault
+ * prints, the other must not. The first's abort() is held back a while by a SIGABRT handler
+ * (abort calls it, then ends the process when it returns), so that the other's fault comes
+ * before the process ends even when the machine is busy. */
+static void abort_later(int sig)
+{
+    (void)sig;
+    struct timespec pause = {0, 200000000};
+    nanosleep(&pause, NULL);
+}
+
+static void endless_twice(void *p)
+{
+    uint64_t other = 0;
+    meet_depth = 2;
+    signal(SIGABRT, abort_later);
+    ws_join(endless_task, p, endless_task, &other);
+}
+
+static ws_pool *child_pool; /* the overflow child's pool */
+
+static void endless_stack_task(void *p)
+{
+    *(uint64_t *)p = task_small_run(child_pool, (uint64_t)1 << 40);
+}
+
+static void endless_chain(uint64_t *result, bool join)
+{
+    level l = {(uint64_t)1 << 40, 0, join};
+    chain_level(&l);
+    *result = l.result;
+}
+
+static void endless_spawn(void *p)
+{
+    endless_chain(p, false);
+}
+
+static void endless_join(void *p)
+{
+    endless_chain(p, true);
+}
+
+static void user_handler(int sig, siginfo_t *info, void *context)
+{
+    (void)info;
+    (void)context;
+    static const char line[] = "user handler: SIGSEGV\n";
+    if (write(STDERR_FILENO, line, sizeof line - 1) < 0)
+        _exit(98);
+    signal(sig, SIG_DFL); /* the fault happens again after we return, and kills */
+}
+
+static void install_user_handler(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = user_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ASSERT_OK(sigaction(SIGSEGV, &sa, NULL));
+}
+
+typedef struct overflow {
+    const char *name;
+    ws_fn root;
+    unsigned workers; /* the lines of workers 0..workers-1 are expected (spare: spare 1) */
+    size_t config;    /* config.stack_size; 0: the default */
+    const char *env;  /* WS_STACK_SIZE, or NULL */
+    bool spare;
+    bool user_handler;
+} overflow;
+
+static void overflow_child(void *p)
+{
+    const overflow *o = p;
+    if (o->env != NULL)
+        ASSERT_OK(setenv("WS_STACK_SIZE", o->env, 1));
+    if (o->user_handler)
+        install_user_handler();
+    ws_config cfg = {.workers = o->workers, .stack_size = o->config};
+    ws_pool *pool = NULL;
+    ASSERT_OK(ws_pool_create(&pool, &cfg));
+    child_pool = pool;
+    uint64_t result = 0;
+    ASSERT_OK(ws_pool_run(pool, o->root, &result));
+    printf("returned %" PRIu64 "\n", result);
+}
+
+static void expect_overflow(const overflow *o, size_t size)
+{
+    sched_child ch;
+    sched_run_child(&ch, overflow_child, (void *)o);
+    printf("%s: status 0x%x, stderr: %s", o->name, (unsigned)ch.status,
+           ch.err[0] != '\0' ? ch.err : "(nothing)\n");
+    if (!WIFSIGNALED(ch.status) || WTERMSIG(ch.status) != SIGABRT)
+        WS_TEST_FAIL("%s: expected death by SIGABRT, got status 0x%x; stdout: %s", o->name,
+                     (unsigned)ch.status, ch.out);
+    char line[512];
+    for (unsigned i = 0; i < o->workers; i++) {
+        unsigned id = o->spare ? o->workers + i : i;
+        snprintf(line, sizeof line, OVERFLOW_LINE, o->spare ? "spare" : "w", id,
+                 o->spare ? "spare worker" : "worker", id, size);
+        if (strcmp(ch.err, line) == 0)
+            return;
+    }
+    WS_TEST_FAIL("%s: expected exactly the one line (e.g.)\n%sgot:\n%s", o->name, line, ch.err);
+}
+
+static const overflow OVERFLOWS[] = {
+    {"overflow_default", endless_task, 1, 0, NULL, false, false},
+    {"overflow_env", endless_task, 1, 0, "512K", false, false},
+    {"overflow_spare", endless_on_spare, 1, (size_t)256 << 10, NULL, true, false},
+    {"overflow_two", endless_twice, 2, (size_t)256 << 10, NULL, false, false},
+    {"overflow_stack_task", endless_stack_task, 2, (size_t)512 << 10, NULL, false, false},
+    {"overflow_spawn", endless_spawn, 2, (size_t)512 << 10, NULL, false, false},
+    {"overflow_join", endless_join, 2, (size_t)512 << 10, NULL, false, false},
+    {"overflow_user_handler", endless_task, 1, (size_t)256 << 10, NULL, false, true},
+};
+
+static bool run_overflow(const char *name)
+{
+    for (size_t i = 0; i < sizeof OVERFLOWS / sizeof OVERFLOWS[0]; i++) {
+        const overflow *o = &OVERFLOWS[i];
+        if (strcmp(o->name, name) != 0)
+            continue;
+        size_t size = o->config;
+        if (o->env != NULL)
+            size = (size_t)512 << 10; /* "512K" */
+        else if (size == 0)
+            size = expected_default();
+        expect_overflow(o, size);
+        return true;
+    }
+    return false;
+}
+
+/* ---- other faults --------------------------------------------------------------------------- */
+
+/* A write through NULL: a fault (UBSan's check of the null store is off here, or it would
+ * report and abort before the store). */
+#if defined(__clang__)
+__attribute__((no_sanitize("undefined")))
+#else
+__attribute__((no_sanitize_undefined))
+#endif
+static NOINLINE void
+null_write(void *p)
+{
+    volatile int *volatile target = NULL;
+    (void)p;
+    *target = 1;
+}
+
+static void *null_write_thread(void *p)
+{
+    null_write(p);
+    return NULL;
+}
+
+/* The same NULL write on a thread of the process's own, without any pool. */
+static void reference_fault_child(void *p)
+{
+    (void)p;
+    pthread_t t;
+    ASSERT_OK(pthread_create(&t, NULL, null_write_thread, NULL));
+    pthread_join(t, NULL);
+}
+
+static const bool yes = true;
+
+static void worker_fault_child(void *p)
+{
+    if (p != NULL)
+        install_user_handler();
+    ws_pool *pool = sched_pool(1);
+    ASSERT_OK(ws_pool_run(pool, null_write, NULL));
+}
+
+/* The status of a child that dies as src/overflow.c should leave it: its stderr must not hold
+ * the overflow line. */
+static int fault_status(void (*fn)(void *), void *arg, const char *what, sched_child *ch)
+{
+    sched_run_child(ch, fn, arg);
+    printf("%s: status 0x%x, stderr: %.300s%s", what, (unsigned)ch->status,
+           ch->err[0] != '\0' ? ch->err : "(nothing)\n", strlen(ch->err) > 300 ? " ...\n" : "");
+    if (strstr(ch->err, "overflowed its C stack") != NULL)
+        WS_TEST_FAIL("%s: reported as a stack overflow", what);
+    return ch->status;
+}
+
+/* Outside the sanitizers a fault dies by SIGSEGV, with nothing on stderr. */
+static void expect_plain_segv(const char *what, const sched_child *ch)
+{
+#if !defined(WS_SANITIZED)
+    if (!WIFSIGNALED(ch->status) || WTERMSIG(ch->status) != SIGSEGV)
+        WS_TEST_FAIL("%s: expected death by SIGSEGV, got status 0x%x", what, (unsigned)ch->status);
+#else
+    (void)what;
+    (void)ch;
+#endif
+}
+
+static void case_fault_null(void)
+{
+    sched_child ref, lib;
+    int want = fault_status(reference_fault_child, NULL, "a NULL write, no pool", &ref);
+    int got = fault_status(worker_fault_child, NULL, "a NULL write on a worker", &lib);
+    expect_plain_segv("a NULL write, no pool", &ref);
+    expect_plain_segv("a NULL write on a worker", &lib);
+    if (got != want)
+        WS_TEST_FAIL("a NULL write on a worker ended with status 0x%x, without a pool 0x%x",
+                     (unsigned)got, (unsigned)want);
+}
+
+static void case_fault_user_handler(void)
+{
+    sched_child ch;
+    int status = fault_status(worker_fault_child, (void *)&yes,
+                              "a NULL write on a worker, user handler", &ch);
+    if (strcmp(ch.err, "user handler: SIGSEGV\n") != 0)
+        WS_TEST_FAIL("the user's handler was not called once (stderr above)");
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGSEGV)
+        WS_TEST_FAIL("expected death by SIGSEGV after the user's handler, got 0x%x",
+                     (unsigned)status);
+}
+
+static void main_overflow_child(void *p)
+{
+    ws_pool *pool = p != NULL ? sched_pool(2) : NULL;
+    printf("returned %" PRIu64 "\n", endless(0));
+    ws_pool_destroy(pool);
+}
+
+static void case_fault_main(void)
+{
+    sched_child ref, lib;
+    int want = fault_status(main_overflow_child, NULL, "main thread's overflow, no pool", &ref);
+    int got =
+        fault_status(main_overflow_child, (void *)&yes, "main thread's overflow, a pool", &lib);
+    expect_plain_segv("main thread's overflow, no pool", &ref);
+    expect_plain_segv("main thread's overflow, a pool", &lib);
+    if (got != want)
+        WS_TEST_FAIL("the main thread's overflow ended with status 0x%x with a pool, 0x%x "
+                     "without",
+                     (unsigned)got, (unsigned)want);
 }
 
 /* ---- main --------------------------------------------------------------------------------- */
@@ -479,7 +801,13 @@ int main(int argc, char **argv)
         case_chain("join_chain", true, 2048);
     } else if (strcmp(c, "default_size") == 0) {
         case_default_size();
-    } else {
+    } else if (strcmp(c, "fault_null") == 0) {
+        case_fault_null();
+    } else if (strcmp(c, "fault_user_handler") == 0) {
+        case_fault_user_handler();
+    } else if (strcmp(c, "fault_main") == 0) {
+        case_fault_main();
+    } else if (!run_overflow(c)) {
         fprintf(stderr, "usage: %s CASE (see the top of tests/test_stack_depth.c)\n", argv[0]);
         return 2;
     }
