@@ -49,7 +49,8 @@ typedef struct ws_pool ws_pool; /* opaque */
 typedef struct ws_config {
     unsigned workers;  /* 0: $WS_NUM_WORKERS if set and valid, else the CPUs of the affinity
                           mask, capped by the cgroup CPU quota; at most WS_MAX_WORKERS */
-    size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 8 MiB */
+    size_t stack_size; /* bytes per worker stack; 0: $WS_STACK_SIZE if set and valid, else 64 times
+                          the main thread's stack limit (RLIMIT_STACK), at most 1 GiB */
     unsigned max_spares; /* spare workers that may run while tasks block (ws_block_begin) or waits
                             cannot go on; 0: WS_DEFAULT_SPARES; at most WS_MAX_SPARES, or
                             WS_NO_SPARES for none (the pool never has more than its P workers) */

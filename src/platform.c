@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -149,6 +150,8 @@ int ws__thread_start_on(ws__thread *t, size_t stack_size, const ws__cpuset *cpus
         return err;
     if (stack_size != 0)
         err = pthread_attr_setstacksize(&attr, stack_size);
+    if (err == 0)
+        err = pthread_attr_setguardsize(&attr, WS_STACK_GUARD);
     if (err == 0 && cpus != NULL)
         err = attr_set_cpus(&attr, cpus);
     if (err == 0)
@@ -172,6 +175,68 @@ void ws__thread_set_name(ws__thread t, const char *name)
     (void)t;
     (void)name;
 #endif
+}
+
+bool ws__thread_stack(uintptr_t *low, size_t *size, size_t *guard)
+{
+#if defined(__linux__) && defined(__GLIBC__)
+    pthread_attr_t attr;
+    void *addr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return false;
+    /* glibc reports the usable stack without its guard, which lies just below addr. */
+    bool ok = pthread_attr_getstack(&attr, &addr, size) == 0 &&
+              pthread_attr_getguardsize(&attr, guard) == 0;
+    pthread_attr_destroy(&attr);
+    *low = (uintptr_t)addr;
+    return ok;
+#else
+    (void)low;
+    (void)size;
+    (void)guard;
+    return false;
+#endif
+}
+
+/* A soft resource limit in bytes: SIZE_MAX if unlimited (or beyond size_t), 0 where unknown. */
+static size_t soft_limit(int resource)
+{
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) != 0)
+        return 0;
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)rl.rlim_cur;
+}
+
+size_t ws__main_stack_limit(void)
+{
+    return soft_limit(RLIMIT_STACK);
+}
+
+bool ws__address_space_limited(void)
+{
+    size_t limit = soft_limit(RLIMIT_AS);
+    return limit != 0 && limit != SIZE_MAX;
+}
+
+void *ws__pages_alloc(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    char *p = mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (mprotect(p, page, PROT_NONE) != 0) {
+        munmap(p, page + size);
+        return NULL;
+    }
+    return p + page;
+}
+
+void ws__pages_free(void *p, size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    munmap((char *)p - page, page + size);
 }
 
 void ws__process_cpus(ws__cpuset *out)

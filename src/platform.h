@@ -1,8 +1,9 @@
-/* platform.h: the operating-system surface, implemented in platform.c.
+/* platform.h: the operating-system surface, implemented in platform.c (and overflow.c: the
+ * library's threads and the report of their stack overflow).
  *
- * Threads (with CPU affinity and names), CPU sets, futex-style wait/wake, the CPU count and the
- * cgroup CPU quota, a monotonic clock, and allocation (with test hooks that make the Nth allocation
- * or thread creation fail, so that error paths are tested).
+ * Threads (with CPU affinity, names and stack guards), CPU sets, futex-style wait/wake, the CPU
+ * count and the cgroup CPU quota, resource limits, a monotonic clock, and allocation (with test
+ * hooks that make the Nth allocation or thread creation fail, so that error paths are tested).
  * `#ifdef __linux__` appears in platform.c only.
  */
 #ifndef WS_PLATFORM_H
@@ -40,8 +41,14 @@
 
 /* ---- threads ---- */
 typedef pthread_t ws__thread;
-/* Starts fn(arg) on a new thread with the given stack size (0: the system default).
- * Returns 0, EAGAIN, EINVAL (stack size refused) or ENOMEM. */
+/* Below the stack of every thread started here: a guard region of this many bytes that no
+ * access may touch (pthread's guardsize), so that a stack overflow faults there. As large as the
+ * kernel's gap below the main thread's stack (stack_guard_gap, 256 pages), so that a function
+ * whose frame is below 1 MiB cannot step over it into the mapping underneath; address space
+ * only, never memory. */
+#define WS_STACK_GUARD ((size_t)1 << 20)
+/* Starts fn(arg) on a new thread with the given stack size (0: the system default) and a guard
+ * of WS_STACK_GUARD bytes. Returns 0, EAGAIN, EINVAL (stack size refused) or ENOMEM. */
 int ws__thread_start(ws__thread *t, size_t stack_size, void *(*fn)(void *), void *arg);
 void ws__thread_join(ws__thread t);
 void ws__thread_yield(void);
@@ -86,9 +93,32 @@ int ws__thread_start_on(ws__thread *t, size_t stack_size, const ws__cpuset *cpus
 /* Any thread. Names thread t for ps, top -H, gdb and perf (at most 15 characters are kept: the
  * kernel's limit). Best effort: a failure changes nothing else. */
 void ws__thread_set_name(ws__thread t, const char *name);
+/* The calling thread's stack: its lowest usable address, its usable size and the size of the
+ * guard region just below it. False where the system does not say. */
+_Bool ws__thread_stack(uintptr_t *low, size_t *size, size_t *guard);
+/* Any thread. The soft RLIMIT_STACK, the main thread's stack limit: bytes, SIZE_MAX if
+ * unlimited, 0 where unknown. */
+size_t ws__main_stack_limit(void);
+/* Any thread. True if the process's address space is limited (a finite soft RLIMIT_AS, as set
+ * by `ulimit -v` and some batch schedulers). */
+_Bool ws__address_space_limited(void);
+/* Any thread. size bytes of read-write memory with an inaccessible page just below it (for an
+ * alternate signal stack), or NULL; ws__pages_free gives it back. */
+void *ws__pages_alloc(size_t size);
+void ws__pages_free(void *p, size_t size);
 /* The CPU the calling thread runs on and that CPU's NUMA node, -1 where unknown. A hint: the
  * thread may move right after. */
 void ws__current_cpu(int *cpu, int *node);
+
+/* ---- library threads and their stack overflow (overflow.c) ---- */
+/* As ws__thread_start_on, for a thread of the library's own: the new thread runs fn(arg) with
+ * an alternate signal stack, and a fault in the guard region below its stack prints one line on
+ * stderr, "worksteal: <who> overflowed its C stack of <stack_size> bytes: raise WS_STACK_SIZE
+ * or ws_config.stack_size", and aborts. The first call installs the process's SIGSEGV and
+ * SIGBUS handler, which passes every other fault on to the action installed before it. Returns
+ * as ws__thread_start_on, or ENOMEM. */
+int ws__overflow_thread_start(ws__thread *t, size_t stack_size, const ws__cpuset *cpus,
+                              const char *who, void *(*fn)(void *), void *arg);
 
 /* A pause for spin loops: tells the CPU we are spinning (saves power, frees the sibling
  * hyperthread) without giving up the time slice. */

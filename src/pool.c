@@ -30,9 +30,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#define DEFAULT_STACK_SIZE ((size_t)8 << 20) /* 8 MiB, like the main thread's usual limit */
-#define MIN_STACK_SIZE     ((size_t)64 << 10)
-#define MAX_STACK_SIZE     ((size_t)1 << 40)
+#define MIN_STACK_SIZE ((size_t)64 << 10)
+#define MAX_STACK_SIZE ((size_t)1 << 40)
+
+/* The default worker stack: STACK_PER_MAIN times the main thread's limit (the soft
+ * RLIMIT_STACK), at most MAX_DEFAULT_STACK. A recursion that fits the main thread's stack as
+ * plain calls then fits a worker's as stack tasks: a stack task's level takes more C stack than
+ * a plain call of the same function, most when its frame was handed to the deque (its sync then
+ * runs it through ws_sync), which a chain deeper than a segment of frames does at nearly every
+ * level (frames.c). Measured for the smallest function, a plain level of 16 bytes: 384 bytes per
+ * stack-task level in a Release build (24 times), 1,760 against 48 under ASan (36 times)
+ * (docs/api.md, "Stack depth"; tests/test_stack_depth.c checks it). Thread stacks are address
+ * space, reserved at thread start and given memory only where touched, so a large default costs
+ * nothing until a recursion uses it. The cap, reached by a main-thread limit of 16 MiB: 1 GiB,
+ * Go's limit for a goroutine's stack on 64-bit machines; 768 threads (512 workers, 256 spares)
+ * then reserve 768 GiB of the 128 TiB of x86-64's user address space, and a 1 GiB mapping passes
+ * the kernel's overcommit heuristic on any machine with 1 GiB of memory. A process whose address
+ * space is limited (ulimit -v) gets the main thread's limit itself, which is what its limit was
+ * chosen for. */
+#define STACK_PER_MAIN    64
+#define MAX_DEFAULT_STACK (sizeof(void *) >= 8 ? (size_t)1 << 30 : (size_t)32 << 20)
+#define USUAL_MAIN_STACK  ((size_t)8 << 20) /* where the limit is unknown, or unlimited under -v */
 
 /* ---------------------------------------------------------------------------------------- */
 /* Environment                                                                               */
@@ -185,15 +203,27 @@ static size_t parse_size(const char *s)
     return v >= MIN_STACK_SIZE ? (size_t)v : 0;
 }
 
+/* The default worker stack, from the main thread's limit (see STACK_PER_MAIN above). */
+static size_t derived_stack_size(void)
+{
+    bool limited = ws__address_space_limited();
+    size_t main_limit = ws__main_stack_limit();
+    if (main_limit == 0 || (main_limit == SIZE_MAX && limited))
+        main_limit = USUAL_MAIN_STACK;
+    size_t times = limited ? 1 : STACK_PER_MAIN;
+    size_t size = main_limit > MAX_DEFAULT_STACK / times ? MAX_DEFAULT_STACK : main_limit * times;
+    return size < MIN_STACK_SIZE ? MIN_STACK_SIZE : size;
+}
+
 static size_t default_stack_size(void)
 {
     const char *env = getenv("WS_STACK_SIZE");
     if (env == NULL || *env == '\0')
-        return DEFAULT_STACK_SIZE;
+        return derived_stack_size();
     size_t v = parse_size(env);
     if (v == 0) {
         env_ignored("WS_STACK_SIZE", env, "bytes from 64K to 1T, with an optional K, M, G or T");
-        return DEFAULT_STACK_SIZE;
+        return derived_stack_size();
     }
     return v;
 }

@@ -98,13 +98,19 @@ ws__worker *ws__worker_new(ws_pool *pool, unsigned id, bool spare)
     return w;
 }
 
+/* The thread name of worker w (docs/topology.md, "Thread names"). */
+static void worker_name(const ws__worker *w, char *name, size_t size)
+{
+    snprintf(name, size, w->spare ? "ws%u:spare%u" : "ws%u:w%u", w->pool->serial, w->id);
+}
+
 /* A worker thread's first steps: it names itself (from inside, so that its name is set before
  * it runs anything), then runs its body. */
 static void *worker_thread(void *arg)
 {
     ws__worker *w = arg;
     char name[32];
-    snprintf(name, sizeof name, w->spare ? "ws%u:spare%u" : "ws%u:w%u", w->pool->serial, w->id);
+    worker_name(w, name, sizeof name);
     ws__thread_set_name(pthread_self(), name);
     return w->body(w);
 }
@@ -126,7 +132,12 @@ int ws__worker_start(ws__worker *w, void *(*fn)(void *))
         cpus = &one;
     }
     w->body = fn;
-    return ws__thread_start_on(&w->thread, pool->stack_size, cpus, worker_thread, w);
+    /* Who the line of a stack overflow names (overflow.c). */
+    char name[32], who[96];
+    worker_name(w, name, sizeof name);
+    snprintf(who, sizeof who, "thread %s (%s %u of pool %u)", name,
+             w->spare ? "spare worker" : "worker", w->id, pool->serial);
+    return ws__overflow_thread_start(&w->thread, pool->stack_size, cpus, who, worker_thread, w);
 }
 
 /* ---------------------------------------------------------------------------------------- */

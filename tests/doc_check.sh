@@ -11,8 +11,8 @@
 #     README;
 #   - defaults: each "(default N)" of a ws_mpi_config field (include/worksteal_mpi.h) is the
 #     value src/mpi/run.c fills in, and docs/distributed.md's "`field` (N" agrees; the default
-#     stack size (src/pool.c) and trace ring (src/trace.c) are the ones the header and the docs
-#     state;
+#     stack size's rule (src/pool.c) and the trace ring (src/trace.c) are the ones the header and
+#     the docs state;
 #   - required fields: the ws_mpi_work fields run.c rejects when unset are the ones the header
 #     marks "required";
 #   - every trace event src/trace.c writes is a row of docs/profiling.md's event table.
@@ -143,19 +143,26 @@ if ! cmp -s "$tmp/mpi_required_code" "$tmp/mpi_required_doc"; then
     echo "  $(tr '\n' ' ' < "$tmp/mpi_required_doc")(write \"required\" in each one's comment)."
     fail=1
 fi
-# The default stack size: "DEFAULT_STACK_SIZE ((size_t)N << 20)" in pool.c is "N MiB" in the
-# header and docs/api.md, and "(default NM)" for WS_STACK_SIZE in docs/api.md and the README.
-mib=$(grep -oE 'DEFAULT_STACK_SIZE +\(\(size_t\)[0-9]+ << 20\)' "$src/src/pool.c" |
-    grep -oE '[0-9]+ <<' | grep -oE '[0-9]+')
+# The default stack size: "STACK_PER_MAIN N" and "MAX_DEFAULT_STACK (... (size_t)1 << K" in
+# pool.c are "N times the main thread's stack limit" and "at most 2^(K-30) GiB" in the header and
+# docs/api.md, and "(default N times the main thread's stack limit, at most MG)" for WS_STACK_SIZE
+# in docs/api.md and the README.
+times=$(grep -oE '#define STACK_PER_MAIN +[0-9]+' "$src/src/pool.c" | grep -oE '[0-9]+$')
+gib=$(grep -E '#define MAX_DEFAULT_STACK' "$src/src/pool.c" | grep -oE '\(size_t\)1 << [0-9]+' |
+    head -1 | grep -oE '[0-9]+$')
+gib=$((1 << (gib - 30)))
 for f in "$header" "$api"; do
-    grep -qE "else $mib MiB" "$f" || {
-        echo "$f: does not state the default stack size as \"else $mib MiB\" (src/pool.c)."
+    tr '\n' ' ' < "$f" | tr -s ' ' | grep -qE "else $times times the main thread's stack limit .{0,60}at most $gib GiB" || {
+        echo "$f: does not state the default stack size as \"else $times times the main thread's"
+        echo "  stack limit ..., at most $gib GiB\" (src/pool.c)."
         fail=1
     }
 done
 for f in "$api" "$readme"; do
-    grep -E '^\| `WS_STACK_SIZE`' "$f" | grep -q "(default ${mib}M)" || {
-        echo "$f: WS_STACK_SIZE's row does not say \"(default ${mib}M)\" (src/pool.c)."
+    grep -E '^\| `WS_STACK_SIZE`' "$f" |
+        grep -q "(default $times times the main thread's stack limit, at most ${gib}G)" || {
+        echo "$f: WS_STACK_SIZE's row does not say \"(default $times times the main thread's stack"
+        echo "  limit, at most ${gib}G)\" (src/pool.c)."
         fail=1
     }
 done

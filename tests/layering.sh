@@ -11,7 +11,7 @@ lib=${1:?usage: layering.sh libworksteal.a}
 # Lowest first; files on one line form a layer and may not use one another.
 layers='
 platform error
-group_check
+group_check overflow
 deque deque_locked injector topology trace records profile
 stats
 idle
