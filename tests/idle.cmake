@@ -18,8 +18,8 @@ set(idle_weakened)
 foreach(n 2 3 5 6 8 9)
   list(APPEND idle_weakened WEAKEN=${n}:fail)
 endforeach()
-ws_add_model(model_idle model_idle WORKERS=1:pass NO_IN_FLIGHT:fail ${idle_weakened}
-             PRODUCERS=0,DEQUE_PRODUCER=1:pass PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail)
+ws_add_model(model_idle model_idle WORKERS=1:pass:224 NO_IN_FLIGHT:fail ${idle_weakened}
+             PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200 PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail)
 if(TEST model_idle)
   set_tests_properties(model_idle PROPERTIES LABELS "sched;model")
 endif()
@@ -33,7 +33,7 @@ endif()
 if(WS_SANITIZE STREQUAL "")
   add_test(NAME model_idle_handoff_two_submitters
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_idle_handoff.c WORKERS=1,PRODUCERS=2:pass
+                   tests/model_idle_handoff.c WORKERS=1,PRODUCERS=2:pass:41000
                    WORKERS=1,PRODUCERS=2,WEAKEN:fail)
   set_tests_properties(model_idle_handoff_two_submitters PROPERTIES TIMEOUT 1200
                        LABELS "sched;model" SKIP_RETURN_CODE 77
@@ -41,7 +41,7 @@ if(WS_SANITIZE STREQUAL "")
   set(two_workers WORKERS=2,START_PARKED=1,START_SEARCHING=1,HOLD=1,PRODUCERS=1,SUBMITS=2)
   add_test(NAME model_idle_handoff_two_workers
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_idle_handoff.c ${two_workers}:pass ${two_workers},WEAKEN:fail
+                   tests/model_idle_handoff.c ${two_workers}:pass:210000 ${two_workers},WEAKEN:fail
                    ${two_workers},NO_HANDOFF:fail)
   set_tests_properties(model_idle_handoff_two_workers PROPERTIES TIMEOUT 1200
                        LABELS "sched;model" SKIP_RETURN_CODE 77
