@@ -61,6 +61,9 @@ static void pop_all(void)
         take(x);
 }
 
+/* Steals that came back empty (the thief then asked, or lost a race to another taker). */
+static atomic_int missed;
+
 /* The thief: THEFTS steal attempts (a number the model defines). */
 static void *thief(void *arg)
 {
@@ -69,6 +72,8 @@ static void *thief(void *arg)
         void *x = ws_sdeque_steal(&deque);
         if (x != NULL)
             take(x);
+        else /* relaxed: a count read after every thread is joined */
+            atomic_fetch_add_explicit(&missed, 1, memory_order_relaxed);
     }
     return NULL;
 }
