@@ -34,7 +34,8 @@
 
 #include "../src/deque.c"
 
-#define THEFTS 1
+#define THEFTS             1
+#define MODEL_COUNT_MISSED 1
 #include "model_sdeque_common.h"
 
 /* join.c's push_rare: the slow push, then the depth cap as the worker recomputes it. */
