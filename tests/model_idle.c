@@ -32,15 +32,22 @@
  * A lost wake-up: once the producers are done, main waits until every job ran, or until every
  * worker still in the loop sleeps in the futex with no wake-up on its way (the futex stub counts
  * its sleepers); the latter with a job left fails an assertion. Then main tears the pool down as
- * pool.c does: exit, then ws__idle_wake_all. A job is a task record with a plain payload; the
- * worker that runs it checks the record's function and payload (a race on either is an error)
- * and counts the run: exactly once.
+ * pool.c does: exit, then ws__idle_wake_all, and waits in a spin until every worker has left the
+ * loop. The futex stub's sleep is an assumption, so a worker that sleeps through the teardown
+ * would only block the execution; main's spin makes it an error under --check-liveness
+ * ("Non-terminating spinloop"), with which tests/idle.cmake runs the passing cases (an execution
+ * cut at the bound of yields releases main's waits: model_platform.h, model_execution_cut). A
+ * job is a task record with a plain payload; the worker that runs it checks the record's
+ * function and payload (a race on either is an error) and counts the run: exactly once.
  *
  * Sizes (-D): WORKERS, PRODUCERS (outside submitters), SUBMITS (jobs each), DEQUE_PRODUCER (1:
  * one more job, forked onto its deque by a busy worker that runs nothing else), HOLD (1: a
  * worker runs one job and keeps it, so that every job needs a worker of its own, which is what
  * the search hand-off promises), IDLE_FIRST (1: the producers start once every worker has
- * announced itself a sleeper, the usual start of a burst on an idle pool).
+ * announced itself a sleeper, the usual start of a burst on an idle pool), STAY (1: a worker
+ * that runs the last job stays in the loop, so that the teardown meets it searching, on its way
+ * to sleep or asleep; without it the worker that runs the last job leaves, and the teardown
+ * only meets workers that found nothing).
  *
  * Weakened variants; tests/idle.cmake runs those marked *, each of which fails in the case named:
  *   NO_IN_FLIGHT * park sleeps even when an injector looks non-empty but the look took nothing
@@ -150,6 +157,9 @@
 #ifndef HOLD
 #define HOLD 0
 #endif
+#ifndef STAY
+#define STAY 0
+#endif
 #ifndef IDLE_FIRST
 #define IDLE_FIRST 0
 #endif
@@ -170,6 +180,7 @@ static int payload[JOBS]; /* plain: written before the job is queued, read by it
 static atomic_int runs[JOBS];
 static atomic_int done;    /* jobs run */
 static atomic_int stopped; /* workers that have left the loop (see worker_main) */
+static atomic_int left;    /* workers whose thread has returned */
 
 static void job_fn(void *arg)
 {
@@ -207,7 +218,8 @@ static void work(ws__worker *w)
     ws__task *t = next_task(w, &what);
     if (t == NULL)
         return;
-    if (run(t) == JOBS - 1 || HOLD) {
+    int before = run(t);
+    if ((before == JOBS - 1 && !STAY) || HOLD) {
         /* release: pairs with await_jobs's acquire; this worker wakes nobody any more. */
         atomic_fetch_add_explicit(&stopped, 1, memory_order_release);
         return;
@@ -218,6 +230,8 @@ static void work(ws__worker *w)
 static void *worker_main(void *arg)
 {
     work(arg);
+    /* release: pairs with main's acquire loads; the teardown reached this worker. */
+    atomic_fetch_add_explicit(&left, 1, memory_order_release);
     return NULL;
 }
 
@@ -264,9 +278,10 @@ static void await_jobs(void)
         while (atomic_load_explicit(&done, memory_order_acquire) != JOBS &&
                atomic_load_explicit(&futex_sleepers, memory_order_relaxed) +
                        atomic_load_explicit(&stopped, memory_order_acquire) !=
-                   WORKERS)
+                   WORKERS &&
+               !model_execution_cut())
             ;
-        if (atomic_load_explicit(&done, memory_order_acquire) == JOBS)
+        if (atomic_load_explicit(&done, memory_order_acquire) == JOBS || model_execution_cut())
             return;
         int awake = WORKERS - atomic_load_explicit(&stopped, memory_order_acquire);
         if (model_futex_sleeping() == awake) {
@@ -320,6 +335,11 @@ int main(void)
     /* pool.c's teardown: exit (seq_cst, against ws__pool_finished), then every sleeper. */
     ws_store_seq_cst(&pool.exit, 1);
     ws__idle_wake_all(&pool);
+    /* Every worker leaves: a spin that --check-liveness reports if one sleeps through the
+     * teardown (the futex stub's sleep is an assumption, which would only block). acquire:
+     * pairs with worker_main's release increment. */
+    while (atomic_load_explicit(&left, memory_order_acquire) != WORKERS && !model_execution_cut())
+        ;
     for (int i = 0; i < WORKERS; i++)
         pthread_join(wt[i], NULL);
     return 0;
