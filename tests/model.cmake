@@ -77,3 +77,11 @@ endif()
 # a failed steal does not ask for the frames (tests/model_frames_wake.c, which says what the
 # bounds leave out).
 ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000 WITHOUT=1:fail)
+
+# A pool's teardown on the real pool.c (wait_admitted_gone, pool_teardown, join_spares), spare.c,
+# idle.c, the injector, the deque and worker.c's loop: one worker and one job injected, the
+# teardown meeting the worker running, searching or asleep; the job runs once and every thread
+# leaves. A thread that the teardown does not reach is a join that spins forever, which
+# --check-liveness reports (tests/model_pool_teardown.c). 12,953 executions, 82 s of CPU.
+ws_add_model(model_pool_teardown model_pool_teardown
+             --check-liveness,--disable-instruction-caching,SCENARIO=1:pass:6400)
