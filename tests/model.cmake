@@ -85,3 +85,12 @@ ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:100
 # --check-liveness reports (tests/model_pool_teardown.c). 12,953 executions, 82 s of CPU.
 ws_add_model(model_pool_teardown model_pool_teardown
              --check-liveness,--disable-instruction-caching,SCENARIO=1:pass:6400)
+
+# The injector queue alone (src/injector.c) with two producers and two consumers, and with one
+# producer of three records and one consumer of two takes: every record taken once, in its
+# producer's order, its payload seen; fails with the consumer lock, the link or its read relaxed
+# (tests/model_injector.c). 398 and 60 executions, under a second each.
+ws_add_model(model_injector model_injector PRODUCERS=2,CONSUMERS=2:pass:199
+             PRODUCERS=1,ITEMS=3,CONSUMERS=1,TRIES=2:pass:30 WEAKEN=1:fail
+             PRODUCERS=1,ITEMS=3,CONSUMERS=1,TRIES=2,WEAKEN=2:fail
+             PRODUCERS=1,ITEMS=3,CONSUMERS=1,TRIES=2,WEAKEN=3:fail)
