@@ -50,10 +50,12 @@ ws_add_model(model_pool_run model_pool_run THIEF=0:pass:2 THIEF=1:pass:1300 THIE
 
 # A future's state word (src/future_state.h): a taker from a queue, a getter and a canceller race
 # for it; it runs exactly once or is cancelled, no getter sleeps through its end, the record is
-# recycled exactly once; each weakened order or step fails (tests/model_future.c).
-ws_add_model(model_future model_future WEAKEN=0:pass:16 CANCEL=1:pass:135 WEAKEN=1:fail WEAKEN=2:fail
-             WEAKEN=3:fail WEAKEN=4:fail WEAKEN=5:fail CANCEL=1,WEAKEN=4:fail
-             CANCEL=1,WEAKEN=5:fail)
+# recycled exactly once, and after every read of the record by a holder that freed its handle
+# early (FREE_EARLY: the finish's acquire half); each weakened order or step fails
+# (tests/model_future.c).
+ws_add_model(model_future model_future WEAKEN=0:pass:16 CANCEL=1:pass:135 FREE_EARLY=1:pass:2
+             WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail WEAKEN=4:fail WEAKEN=5:fail
+             CANCEL=1,WEAKEN=4:fail CANCEL=1,WEAKEN=5:fail)
 
 # The futures' inline submit and get of worksteal.h (as they are, on the real deque) against a
 # getter elsewhere and a cancel: the function runs once, its result reaches every getter, no
