@@ -55,22 +55,28 @@ uint64_t ws__now_ns(void)
     return 0;
 }
 static atomic_int model_yields;
-static atomic_int model_cut; /* 1 once a thread of this execution stopped at the bound */
+static atomic_int model_cut; /* 1 once a thread of this execution stopped at a bound */
+
+/* A thread stops at a bound of the model: the execution is dropped (blocked). */
+static void model_stop_here(void)
+{
+    /* relaxed: read by a spin of main (model_idle.c) that must not wait for this thread. An
+     * RMW: stores of two threads would be unordered writes, which the checker rejects. */
+    atomic_exchange_explicit(&model_cut, 1, memory_order_relaxed);
+    __VERIFIER_assume(0);
+}
+
 void ws__thread_yield(void)
 {
 #ifdef MODEL_YIELDS
     /* relaxed: a count of this execution's yields, for the bound only. */
     int n = atomic_fetch_add_explicit(&model_yields, 1, memory_order_relaxed);
-    if (n >= MODEL_YIELDS) {
-        /* relaxed: read by a spin of main (model_idle.c) that must not wait for this thread.
-         * An RMW: stores of two threads would be unordered writes, which the checker rejects. */
-        atomic_exchange_explicit(&model_cut, 1, memory_order_relaxed);
-        __VERIFIER_assume(0);
-    }
+    if (n >= MODEL_YIELDS)
+        model_stop_here();
 #endif
 }
 
-/* Whether a thread of this execution stopped at the bound of its yields: main, waiting in a
+/* Whether a thread of this execution stopped at a bound (model_stop_here): main, waiting in a
  * spin for the threads to finish (a spin that --check-liveness reports if it never ends), stops
  * waiting for it. */
 static int model_execution_cut(void)
