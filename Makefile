@@ -15,7 +15,7 @@ DEMO_ARGS ?=
 TEST_SUITES ?= $(shell [ $(JOBS) -ge 6 ] && echo 3 || echo 1)
 
 .PHONY: all build demo demo-quick test test-suites test-normal test-tsan test-asan bench-check \
-        format format-check install clean
+        format format-check install clean mutants
 
 all: build
 
@@ -69,6 +69,12 @@ bench-check:
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_BUILD_BENCH=ON
 	$(CMAKE) --build build -j $(JOBS) --target bench_external bench_join
 	bash bench/bench-check.sh build
+
+# Not part of make test (an hour or more): the mutation test of the GenMC models
+# (tests/mutants/README.md), e.g. make mutants MUTANTS_ARGS="-j 1 park".
+MUTANTS_ARGS ?= -j $(JOBS)
+mutants:
+	bash tests/mutants/run.sh $(MUTANTS_ARGS)
 
 format:
 	clang-format -i include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] bench/lace/*.[ch] bench/*.cpp examples/*.c examples/*.cpp examples/mpi/*.[ch]

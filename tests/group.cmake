@@ -36,6 +36,6 @@ endif()
 
 # A group's count word and its waiters (src/group_count.h): no waiter sleeps through the count
 # reaching 0, and each weakened order or step fails (tests/model_group_count.c).
-ws_add_model(model_group_count model_group_count WEAKEN=0:pass HOLDS=1:pass SUBMIT=1:pass
-             HOLDS=1,SUBMIT=1:pass WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail
+ws_add_model(model_group_count model_group_count WEAKEN=0:pass:30 HOLDS=1:pass:43
+             SUBMIT=1:pass:1800 HOLDS=1,SUBMIT=1:pass:2600 WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail
              WEAKEN=3,SUBMIT=1:fail HOLDS=1,WEAKEN=4:fail)

@@ -10,16 +10,18 @@ target_link_libraries(test_idle_faults PRIVATE ${CMAKE_DL_LIBS})
 
 # The model (tests/genmc_model.sh runs it) on the real idle.c, injector.c, deque.c and worker.c's
 # search, with a futex that wakes one: one worker and one outside submitter (a push in flight
-# included), one worker and a push onto another worker's deque; each passes, and each of these
+# included), one worker and a push onto another worker's deque, and one worker that stays in
+# the loop after the last job, so that the teardown meets it asleep; each passes with
+# --check-liveness (a worker that sleeps through the teardown is an error), and each of these
 # must fail: the in-flight check of park removed, and every single order weakened that these
 # cases rely on (tests/model_idle.c lists them, and those that only larger cases would need).
-# 47 seconds in all at a load average of 12 (ctest -R model_idle).
 set(idle_weakened)
 foreach(n 2 3 5 6 8 9)
   list(APPEND idle_weakened WEAKEN=${n}:fail)
 endforeach()
-ws_add_model(model_idle model_idle WORKERS=1:pass NO_IN_FLIGHT:fail ${idle_weakened}
-             PRODUCERS=0,DEQUE_PRODUCER=1:pass PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail)
+ws_add_model(model_idle model_idle --check-liveness,WORKERS=1:pass:224 NO_IN_FLIGHT:fail
+             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200
+             PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail --check-liveness,STAY=1:pass:3600)
 if(TEST model_idle)
   set_tests_properties(model_idle PROPERTIES LABELS "sched;model")
 endif()
@@ -33,7 +35,7 @@ endif()
 if(WS_SANITIZE STREQUAL "")
   add_test(NAME model_idle_handoff_two_submitters
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_idle_handoff.c WORKERS=1,PRODUCERS=2:pass
+                   tests/model_idle_handoff.c WORKERS=1,PRODUCERS=2:pass:41000
                    WORKERS=1,PRODUCERS=2,WEAKEN:fail)
   set_tests_properties(model_idle_handoff_two_submitters PROPERTIES TIMEOUT 1200
                        LABELS "sched;model" SKIP_RETURN_CODE 77
@@ -41,7 +43,7 @@ if(WS_SANITIZE STREQUAL "")
   set(two_workers WORKERS=2,START_PARKED=1,START_SEARCHING=1,HOLD=1,PRODUCERS=1,SUBMITS=2)
   add_test(NAME model_idle_handoff_two_workers
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_idle_handoff.c ${two_workers}:pass ${two_workers},WEAKEN:fail
+                   tests/model_idle_handoff.c ${two_workers}:pass:210000 ${two_workers},WEAKEN:fail
                    ${two_workers},NO_HANDOFF:fail)
   set_tests_properties(model_idle_handoff_two_workers PROPERTIES TIMEOUT 1200
                        LABELS "sched;model" SKIP_RETURN_CODE 77

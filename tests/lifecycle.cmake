@@ -32,14 +32,14 @@ endforeach()
 # each weakened order (tests/model_pool_lifetime.c). Skipped when the checker is not installed.
 add_test(NAME model_pool_lifetime
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                 tests/model_pool_lifetime.c WEAKEN=0:pass WAKE=1,WEAKEN=0:pass WEAKEN=1:fail
+                 tests/model_pool_lifetime.c WEAKEN=0:pass:2 WAKE=1,WEAKEN=0:pass:5 WEAKEN=1:fail
                  WEAKEN=2:fail WEAKEN=3:fail WEAKEN=4:fail WAKE=1,WEAKEN=1:fail)
 set_tests_properties(model_pool_lifetime PROPERTIES TIMEOUT 300 LABELS "life;model"
                      SKIP_RETURN_CODE 77)
 # The pool reference a group holds for its injected jobs (tests/model_group_ref.c), likewise.
 add_test(NAME model_group_ref
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                 tests/model_group_ref.c WEAKEN=0:pass WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail)
+                 tests/model_group_ref.c WEAKEN=0:pass:118 WEAKEN=1:fail WEAKEN=2:fail WEAKEN=3:fail)
 set_tests_properties(model_group_ref PROPERTIES TIMEOUT 300 LABELS "life;group;model"
                      SKIP_RETURN_CODE 77)
 foreach(m alloc thread)

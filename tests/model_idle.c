@@ -32,15 +32,23 @@
  * A lost wake-up: once the producers are done, main waits until every job ran, or until every
  * worker still in the loop sleeps in the futex with no wake-up on its way (the futex stub counts
  * its sleepers); the latter with a job left fails an assertion. Then main tears the pool down as
- * pool.c does: exit, then ws__idle_wake_all. A job is a task record with a plain payload; the
- * worker that runs it checks the record's function and payload (a race on either is an error)
- * and counts the run: exactly once.
+ * pool.c does: exit, then ws__idle_wake_all, and waits in a spin until every worker has left the
+ * loop. The futex stub's sleep is an assumption, so a worker that sleeps through the teardown
+ * would only block the execution; main's spin makes it an error under --check-liveness
+ * ("Non-terminating spinloop"), with which tests/idle.cmake runs the passing cases (an execution
+ * cut at the bound of yields releases main's waits: model_platform.h, model_execution_cut). A
+ * job is a task record with a plain payload; the worker that runs it checks the record's
+ * function and payload (a race on either is an error) and counts the run: exactly once.
  *
  * Sizes (-D): WORKERS, PRODUCERS (outside submitters), SUBMITS (jobs each), DEQUE_PRODUCER (1:
  * one more job, forked onto its deque by a busy worker that runs nothing else), HOLD (1: a
  * worker runs one job and keeps it, so that every job needs a worker of its own, which is what
  * the search hand-off promises), IDLE_FIRST (1: the producers start once every worker has
- * announced itself a sleeper, the usual start of a burst on an idle pool).
+ * announced itself a sleeper, the usual start of a burst on an idle pool), STAY (1: a worker
+ * that runs the last job stays in the loop, so that the teardown meets it searching, on its way
+ * to sleep or asleep; without it the worker that runs the last job leaves, and the teardown
+ * only meets workers that found nothing), SEARCHER (1: one more worker, searching when the jobs
+ * come, whose search that finds work runs as straight-line steps: see searcher_main).
  *
  * Weakened variants; tests/idle.cmake runs those marked *, each of which fails in the case named:
  *   NO_IN_FLIGHT * park sleeps even when an injector looks non-empty but the look took nothing
@@ -69,6 +77,10 @@
  *   synchronize with the item's exchange, which follows its writes); 14 needs two consumers; 7,
  *   12 and 13 hand the sleeper the claim's work, which the sleeper's next seq_cst announcement
  *   and look reach anyway with one sleeper.
+ *   Not registered either: the hand-off with a straight-line searcher
+ *   (SEARCHER=1,SUBMITS=2,HOLD=1,IDLE_FIRST=1, --check-liveness) gave no verdict within 150 s of
+ *   CPU, with MODEL_YIELDS=1 as with 2; two workers with --disable-instruction-caching ran 6,192
+ *   executions without the fault below and gave no verdict within 3 minutes of CPU.
  *   Not registered: two workers (WORKERS=2,SUBMITS=2,HOLD=1,IDLE_FIRST=1, where NO_HANDOFF
  *   fails in 2 s) and one worker with two submitters (PRODUCERS=2): after about 31,000 and
  *   44,000 executions (3 and 1.5 minutes at a load average of 9), GenMC 0.11 stops them with
@@ -150,6 +162,12 @@
 #ifndef HOLD
 #define HOLD 0
 #endif
+#ifndef STAY
+#define STAY 0
+#endif
+#ifndef SEARCHER
+#define SEARCHER 0
+#endif
 #ifndef IDLE_FIRST
 #define IDLE_FIRST 0
 #endif
@@ -162,14 +180,16 @@ void ws__records_trim(ws_pool *pool)
 }
 
 static ws_pool pool;
-static ws__worker workers[WORKERS + DEQUE_PRODUCER];
-static ws__worker *worker_list[WORKERS + DEQUE_PRODUCER];
+#define RECORDS (WORKERS + DEQUE_PRODUCER + SEARCHER)
+static ws__worker workers[RECORDS];
+static ws__worker *worker_list[RECORDS];
 
 static ws__task jobs[JOBS];
 static int payload[JOBS]; /* plain: written before the job is queued, read by its runner */
 static atomic_int runs[JOBS];
 static atomic_int done;    /* jobs run */
 static atomic_int stopped; /* workers that have left the loop (see worker_main) */
+static atomic_int left;    /* workers whose thread has returned */
 
 static void job_fn(void *arg)
 {
@@ -207,7 +227,8 @@ static void work(ws__worker *w)
     ws__task *t = next_task(w, &what);
     if (t == NULL)
         return;
-    if (run(t) == JOBS - 1 || HOLD) {
+    int before = run(t);
+    if ((before == JOBS - 1 && !STAY) || HOLD) {
         /* release: pairs with await_jobs's acquire; this worker wakes nobody any more. */
         atomic_fetch_add_explicit(&stopped, 1, memory_order_release);
         return;
@@ -218,6 +239,8 @@ static void work(ws__worker *w)
 static void *worker_main(void *arg)
 {
     work(arg);
+    /* release: pairs with main's acquire loads; the teardown reached this worker. */
+    atomic_fetch_add_explicit(&left, 1, memory_order_release);
     return NULL;
 }
 
@@ -233,11 +256,45 @@ static void inject(ws__task *t)
         ws__idle_wake(&pool, s);
 }
 
+static atomic_int pushed; /* jobs injected, for the searcher's wait */
+
 static void *submitter(void *arg)
 {
     int first = *(int *)arg;
-    for (int i = 0; i < SUBMITS; i++)
+    for (int i = 0; i < SUBMITS; i++) {
         inject(new_job(first + i));
+        /* release: pairs with the searcher's acquire spin. */
+        atomic_fetch_add_explicit(&pushed, 1, memory_order_release);
+    }
+    return NULL;
+}
+
+/* SEARCHER: one more worker, caught searching when the burst comes (main counts it a searcher
+ * before any thread starts): the steps of ws__idle_find_work for a search that finds work, in a
+ * straight line rather than the loop, so that a second worker costs few executions. Once the
+ * jobs are queued it looks (worker.c's look, as the loop's), at most twice (a look fails while
+ * the other worker holds the injector's consumer side; executions in which both fail are
+ * dropped), stops searching with idle.c's leave_search_busy, which hands the search on to a
+ * sleeper if work is left, and runs the job it found, keeping it (HOLD). */
+static atomic_int searcher_busy; /* 1 until the searcher has run its job */
+
+static void *searcher_main(void *arg)
+{
+    ws__worker *w = arg;
+    /* acquire: pairs with the submitter's release increments. */
+    while (atomic_load_explicit(&pushed, memory_order_acquire) != PRODUCERS * SUBMITS)
+        ;
+    bool more = false;
+    const char *what;
+    ws__task *t = ws__find_elsewhere(w, &more, &what);
+    if (t == NULL)
+        t = ws__find_elsewhere(w, &more, &what);
+    if (t == NULL)
+        model_stop_here();
+    leave_search_busy(&pool);
+    run(t);
+    /* release: pairs with await_jobs's acquire; the searcher wakes nobody any more. */
+    atomic_store_explicit(&searcher_busy, 0, memory_order_release);
     return NULL;
 }
 
@@ -262,11 +319,13 @@ static void await_jobs(void)
         /* acquire: pairs with run's and worker_main's release increments. relaxed: a glance at
          * the sleepers, confirmed under the futex lock below. */
         while (atomic_load_explicit(&done, memory_order_acquire) != JOBS &&
-               atomic_load_explicit(&futex_sleepers, memory_order_relaxed) +
-                       atomic_load_explicit(&stopped, memory_order_acquire) !=
-                   WORKERS)
+               (atomic_load_explicit(&futex_sleepers, memory_order_relaxed) +
+                        atomic_load_explicit(&stopped, memory_order_acquire) !=
+                    WORKERS ||
+                atomic_load_explicit(&searcher_busy, memory_order_acquire)) &&
+               !model_execution_cut())
             ;
-        if (atomic_load_explicit(&done, memory_order_acquire) == JOBS)
+        if (atomic_load_explicit(&done, memory_order_acquire) == JOBS || model_execution_cut())
             return;
         int awake = WORKERS - atomic_load_explicit(&stopped, memory_order_acquire);
         if (model_futex_sleeping() == awake) {
@@ -281,11 +340,11 @@ static void await_jobs(void)
 
 static void pool_init(void)
 {
-    pool.nworkers = WORKERS + DEQUE_PRODUCER;
+    pool.nworkers = RECORDS;
     pool.workers = worker_list;
     ws__injector_init(&pool.urgent);
     ws__injector_init(&pool.injector);
-    for (int i = 0; i < WORKERS + DEQUE_PRODUCER; i++) {
+    for (int i = 0; i < RECORDS; i++) {
         ws__worker *w = &workers[i];
         w->pool = &pool;
         w->id = (unsigned)i;
@@ -299,7 +358,12 @@ static void pool_init(void)
 int main(void)
 {
     pool_init();
-    pthread_t wt[WORKERS], pt[PRODUCERS + DEQUE_PRODUCER];
+    pthread_t wt[WORKERS], pt[PRODUCERS + DEQUE_PRODUCER], st;
+    if (SEARCHER) {
+        ws__idle_search_begin(&pool.idle.state); /* relaxed stores: before any thread */
+        atomic_store_explicit(&searcher_busy, 1, memory_order_relaxed);
+        pthread_create(&st, NULL, searcher_main, &workers[RECORDS - 1]);
+    }
     static int first[PRODUCERS + 1]; /* + 1: no empty array */
     for (int i = 0; i < WORKERS; i++)
         pthread_create(&wt[i], NULL, worker_main, &workers[i]);
@@ -320,7 +384,14 @@ int main(void)
     /* pool.c's teardown: exit (seq_cst, against ws__pool_finished), then every sleeper. */
     ws_store_seq_cst(&pool.exit, 1);
     ws__idle_wake_all(&pool);
+    /* Every worker leaves: a spin that --check-liveness reports if one sleeps through the
+     * teardown (the futex stub's sleep is an assumption, which would only block). acquire:
+     * pairs with worker_main's release increment. */
+    while (atomic_load_explicit(&left, memory_order_acquire) != WORKERS && !model_execution_cut())
+        ;
     for (int i = 0; i < WORKERS; i++)
         pthread_join(wt[i], NULL);
+    if (SEARCHER)
+        pthread_join(st, NULL);
     return 0;
 }

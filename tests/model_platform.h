@@ -26,8 +26,23 @@ void *ws__calloc(size_t n, size_t size)
         p[i] = 0;
     return p;
 }
+/* Records that a model keeps in static storage and the code frees (model_pool_teardown.c's pool
+ * and workers: fields of a malloc'd record zeroed in words would be read with other sizes, which
+ * the checker rejects as mixed-size accesses): a free of one is a no-op. Registered by main
+ * before it starts a thread. */
+static void *model_static[4];
+static int model_nstatic;
+static void *model_static_record(void *p)
+{
+    assert(model_nstatic < 4);
+    model_static[model_nstatic++] = p;
+    return p;
+}
 void ws__free(void *p)
 {
+    for (int i = 0; i < model_nstatic; i++)
+        if (p == model_static[i])
+            return;
     free(p);
 }
 /* The shrink's clock and the trim's yield (platform.c): the quiet time of an empty pop's
@@ -39,16 +54,34 @@ uint64_t ws__now_ns(void)
 {
     return 0;
 }
-#ifdef MODEL_YIELDS
 static atomic_int model_yields;
-#endif
+static atomic_int model_cut; /* 1 once a thread of this execution stopped at a bound */
+
+/* A thread stops at a bound of the model: the execution is dropped (blocked). */
+static void model_stop_here(void)
+{
+    /* relaxed: read by a spin of main (model_idle.c) that must not wait for this thread. An
+     * RMW: stores of two threads would be unordered writes, which the checker rejects. */
+    atomic_exchange_explicit(&model_cut, 1, memory_order_relaxed);
+    __VERIFIER_assume(0);
+}
+
 void ws__thread_yield(void)
 {
 #ifdef MODEL_YIELDS
     /* relaxed: a count of this execution's yields, for the bound only. */
     int n = atomic_fetch_add_explicit(&model_yields, 1, memory_order_relaxed);
-    __VERIFIER_assume(n < MODEL_YIELDS);
+    if (n >= MODEL_YIELDS)
+        model_stop_here();
 #endif
+}
+
+/* Whether a thread of this execution stopped at a bound (model_stop_here): main, waiting in a
+ * spin for the threads to finish (a spin that --check-liveness reports if it never ends), stops
+ * waiting for it. */
+static int model_execution_cut(void)
+{
+    return atomic_load_explicit(&model_cut, memory_order_relaxed); /* relaxed: see the store */
 }
 
 /* The futex, as the kernel implements it: a wait takes the bucket lock, returns at once if the

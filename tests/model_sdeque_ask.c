@@ -11,7 +11,10 @@
  *   SCENARIO 2  two thieves; the owner pushes one item.
  * After all threads: no item taken twice, and no request lost: wanted = 1 implies limit = 0
  * (the owner's next push takes the slow path and shares). With wanted = 1 and the fast path
- * open, no thief asks again and the owner shares nothing: its items stay private.
+ * open, no thief asks again and the owner shares nothing: its items stay private. And no
+ * request consumed without a share: if a steal came back empty (its thief asked, or lost to a
+ * thief that took a shared item; the reserve is 0) and wanted is 0 again, the owner's slow push
+ * that cleared it moved the guard up.
  *
  * WEAKEN=1 makes the owner's reopening CAS relaxed (scenario 1 must fail); WEAKEN=2 makes the
  * thieves' exchange of limit a plain release store, which ends the release sequence of an
@@ -31,7 +34,8 @@
 
 #include "../src/deque.c"
 
-#define THEFTS 1
+#define THEFTS             1
+#define MODEL_COUNT_MISSED 1
 #include "model_sdeque_common.h"
 
 /* join.c's push_rare: the slow push, then the depth cap as the worker recomputes it. */
@@ -61,6 +65,7 @@ int main(void)
 {
     int err = ws_sdeque_init(&deque, 4, 0);
     assert(err == 0);
+    int64_t guard0 = deque.guard;
     pthread_t o, t[2];
     int nthieves = SCENARIO == 1 ? 1 : 2;
     pthread_create(&o, NULL, owner, NULL);
@@ -73,5 +78,7 @@ int main(void)
         assert(atomic_load_explicit(&items[i].taken, memory_order_relaxed) <= 1);
     /* relaxed: every thread has been joined. */
     assert(ws_load_relaxed(&deque.wanted) == 0 || ws_load_relaxed(&deque.limit) == 0);
+    assert(ws_load_relaxed(&deque.wanted) != 0 ||
+           atomic_load_explicit(&missed, memory_order_relaxed) == 0 || deque.guard > guard0);
     return 0;
 }

@@ -61,6 +61,10 @@ static void pop_all(void)
         take(x);
 }
 
+/* Steals that came back empty (the thief then asked, or lost a race to another taker), counted
+ * in the models that define MODEL_COUNT_MISSED (the count's writes add executions). */
+static atomic_int missed;
+
 /* The thief: THEFTS steal attempts (a number the model defines). */
 static void *thief(void *arg)
 {
@@ -69,6 +73,10 @@ static void *thief(void *arg)
         void *x = ws_sdeque_steal(&deque);
         if (x != NULL)
             take(x);
+#ifdef MODEL_COUNT_MISSED
+        else /* relaxed: a count read after every thread is joined */
+            atomic_fetch_add_explicit(&missed, 1, memory_order_relaxed);
+#endif
     }
     return NULL;
 }
