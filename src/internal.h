@@ -25,6 +25,11 @@
 typedef struct ws__injector ws__injector;
 typedef struct ws__worker ws__worker;
 
+/* ---- contract violations (error.c) -------------------------------------------------------- */
+
+/* Reports an API contract violation on stderr, naming the function, and aborts. */
+_Noreturn void ws__contract_violation(const char *function, const char *what);
+
 /* ---- the deque a worker uses ------------------------------------------------------------- */
 /* The product uses the split deque (deque.h; docs/deque.md says why not Chase-Lev). A
  * bench-only build of the library (WS_LOCKED_DEQUE) runs the same scheduler on the mutex deque,
@@ -849,11 +854,16 @@ static inline int64_t ws__wdeque_push_size(ws__worker *w, ws__task *t)
     return before;
 }
 
-/* Worker w answers a thief's request, which its deque's take_bar shows (ws__sdeque_answer),
- * waking a worker if it published items. worker.c. */
-void ws__answer_request(ws__worker *w);
-
 #ifndef WS_LOCKED_DEQUE
+/* Worker w answers a thief's request, which its deque's take_bar shows (ws__sdeque_answer),
+ * waking a worker if it published items (the thief may have gone to sleep meanwhile). Out of
+ * line: the owner's takes only test for a request. */
+static WS_NOINLINE WS_MAYBE_UNUSED void ws__answer_request(ws__worker *w)
+{
+    if (ws__sdeque_answer(&w->deque))
+        ws__idle_notify(w->pool);
+}
+
 _Static_assert(offsetof(ws__worker, deque) == 0, "a worker begins with its deque");
 /* The owner's pops and peeks (the macros above): first an answer to a thief that asks, so that
  * every place where the owner takes its own work serves requests (docs/scheduler.md, "Sharing
@@ -1029,8 +1039,6 @@ static inline void ws__group_check_pool_done(const ws_pool *pool)
 
 /* ---- errors (error.c) -------------------------------------------------------------------- */
 
-/* Reports an API contract violation on stderr, naming the function, and aborts. */
-_Noreturn void ws__contract_violation(const char *function, const char *what);
 /* Aborts with the contract message of `function` if pool is NULL (or destroyed, in debug
  * builds: ws__pool_check_live). */
 void ws__pool_check(const ws_pool *pool, const char *function);

@@ -24,10 +24,11 @@
 #define WS_CACHE_LINE 128
 
 #if defined(__GNUC__)
-#define WS_LIKELY(x)   __builtin_expect(!!(x), 1)
-#define WS_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define WS_NOINLINE    __attribute__((noinline))
-#define WS_COLD        __attribute__((cold, noinline))
+#define WS_LIKELY(x)    __builtin_expect(!!(x), 1)
+#define WS_UNLIKELY(x)  __builtin_expect(!!(x), 0)
+#define WS_NOINLINE     __attribute__((noinline))
+#define WS_COLD         __attribute__((cold, noinline))
+#define WS_MAYBE_UNUSED __attribute__((unused))
 /* initial-exec: the worker pointer is read on every spawn; the general-dynamic model of a
  * shared library would turn each read into a call to __tls_get_addr. */
 #define WS_TLS_FAST __attribute__((tls_model("initial-exec")))
@@ -36,6 +37,7 @@
 #define WS_UNLIKELY(x) (x)
 #define WS_NOINLINE
 #define WS_COLD
+#define WS_MAYBE_UNUSED
 #define WS_TLS_FAST
 #endif
 

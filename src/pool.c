@@ -130,6 +130,8 @@ static bool env_is_known(const char *name, size_t len)
  * environment that starts with WS_ and that the library does not read, naming the closest one it
  * does (WS_WORKERS: did you mean WS_NUM_WORKERS?), so that a misspelt setting is not silently
  * ignored. */
+extern char **environ; /* POSIX: the program declares it (unistd.h does only with _GNU_SOURCE) */
+
 static void env_check_unknown(void)
 {
     for (char **e = environ; e != NULL && *e != NULL; e++) {

@@ -475,16 +475,6 @@ int ws_worker_id(void)
     return w != NULL ? (int)w->id : -1;
 }
 
-void ws__answer_request(ws__worker *w)
-{
-#ifndef WS_LOCKED_DEQUE
-    if (ws__sdeque_answer(&w->deque))
-        ws__idle_notify(w->pool); /* the thief may have gone to sleep meanwhile */
-#else
-    (void)w;
-#endif
-}
-
 bool ws__split_wanted(void)
 {
     ws__worker *w = ws__tls_worker;
