@@ -417,12 +417,42 @@ static const double smoke_task_us[] = {1};
 static const int full_phases[] = {1, 50};
 static const int smoke_phases[] = {1, 5};
 
-static const mode full_mode = {"full", true, full_task_us, 3, full_phases, 2, 0.5, 0.01,
-                               5,      30,   100,          3};
-static const mode quick_mode = {"--quick", false, full_task_us, 3, full_phases, 2, 0.1, 0.003,
-                                3,         16,    64,           3};
-static const mode smoke_mode = {"--smoke", false, smoke_task_us, 1, smoke_phases, 2, 1.0, 0, 1, 6,
-                                16,        1};
+static const mode full_mode = {.name = "full",
+                               .judged = true,
+                               .task_us = full_task_us,
+                               .ntask_us = 3,
+                               .phase_counts = full_phases,
+                               .nphase_counts = 2,
+                               .cap_s = 0.5,
+                               .min_run_s = 0.01,
+                               .rounds = 5,
+                               .lu_nb = 30,
+                               .lu_bs = 100,
+                               .lu_rounds = 3};
+/* The demo's: every task length, the coarse shapes included, in about 20 s on 2 idle cores. */
+static const mode quick_mode = {.name = "--quick",
+                                .task_us = full_task_us,
+                                .ntask_us = 3,
+                                .phase_counts = full_phases,
+                                .nphase_counts = 2,
+                                .cap_s = 0.05,
+                                .min_run_s = 0.002,
+                                .rounds = 3,
+                                .lu_nb = 16,
+                                .lu_bs = 64,
+                                .lu_rounds = 3};
+/* The test's: every version and task count once, tiny tasks, an LU small enough for the check
+ * of L U against the matrix. */
+static const mode smoke_mode = {.name = "--smoke",
+                                .task_us = smoke_task_us,
+                                .ntask_us = 1,
+                                .phase_counts = smoke_phases,
+                                .nphase_counts = 2,
+                                .cap_s = 1.0,
+                                .rounds = 1,
+                                .lu_nb = 6,
+                                .lu_bs = 16,
+                                .lu_rounds = 1};
 
 static char self_dir[PATH_MAX];
 static double ns_per_iter;
