@@ -745,10 +745,11 @@ static void print_time(double s)
         printf("%.0f us", s * 1e6);
 }
 
-/* Measures and prints one shape (K tasks of task_s seconds, phases asked); false if a child
- * failed. */
-static bool flat_shape(const mode *m, int k, double task_s, int phases_asked)
+/* Measures and prints one shape (K tasks of task_us microseconds, phases asked); false if a
+ * child failed. */
+static bool flat_shape(const mode *m, int k, double task_us, int phases_asked)
 {
+    const double task_s = task_us * 1e-6;
     double phase_s = k * task_s;
     printf("\nK = %d tasks of ", k);
     print_time(task_s);
@@ -787,7 +788,7 @@ static bool flat_shape(const mode *m, int k, double task_s, int phases_asked)
     bool ok = measure_table(&t, job, m->rounds, shape.reps, NULL);
     print_table(&t);
     print_share(&t);
-    bool coarse = task_s >= 20e-3 || (task_s >= 200e-6 && k >= 16);
+    bool coarse = task_us >= 20000 || (task_us >= 200 && k >= 16);
     print_goals(&t, m->judged, &ratio_tally, coarse ? 1.85 : 0, &speedup_tally);
     fflush(stdout);
     return ok;
@@ -919,7 +920,7 @@ int main(int argc, char **argv)
         for (int l = 0; l < chosen.ntask_us; l++)
             for (int k = 0; k < NTASK_COUNTS; k++)
                 for (int p = 0; p < chosen.nphase_counts; p++)
-                    ok &= flat_shape(&chosen, task_counts[k], chosen.task_us[l] * 1e-6,
+                    ok &= flat_shape(&chosen, task_counts[k], chosen.task_us[l],
                                      chosen.phase_counts[p]);
     if (only == NULL || strcmp(only, "lu") == 0)
         ok &= lu_section(&chosen);
