@@ -5,12 +5,12 @@
 #   spawn/sync   (root_spawn - root_serial) / joins: ws_spawn/ws_sync, the same way
 #   issue method (root_ws - root_plain) / joins and (root_spawn - root_plain) / joins: against
 #                the plain recursive fib compiled at gcc -O2
-#   WS_TASK      (root_stack - root_plain) / joins: the typed tasks (WS_TASK_1: the frame on
+#   task         (root_stack - root_plain) / joins: the typed tasks (WS_TASK_1: the frame on
 #                the worker's task stack, the worker a hidden parameter, the argument and result
 #                typed, the child called directly at the sync) in bench_join's fib (spawn
 #                fib(n-2), call fib(n-1), a long result) against the plain fib, which computes
 #                the same thing the same way
-#   WS_TASK (Lace) (root_stack_lace - root_plain) / joins: the same in fib as Lace's benchmark
+#   task (Lace)  (root_stack_lace - root_plain) / joins: the same in fib as Lace's benchmark
 #                writes it (spawn fib(n-1), call fib(n-2), an int result)
 # (The roots keep the names of 0.1, where these were the stack tasks, WS_STACK_TASK_1; 0.1's
 # other typed layer, root_typed, is not measured.)
@@ -45,7 +45,7 @@ ns() { # exe label: the figure of bench_join's "cost of a LABEL" line, or "-"
 echo "fib($n): $joins forks; instructions per fork (callgrind, 1 worker)"
 [ $timed = 0 ] || echo "and ns per fork, 1 worker (bench_join 30 5, wall-clock)"
 printf '%-32s %6s %11s %13s %19s %8s %15s' executable join spawn/sync "join (issue)" \
-    "spawn/sync (issue)" WS_TASK "WS_TASK (Lace)"
+    "spawn/sync (issue)" task "task (Lace)"
 [ $timed = 0 ] && echo || printf ' %8s %8s %8s %8s\n' "ns join" "ns s/s" "ns task" "ns Lace"
 for exe in $exes; do
     ws=$(count "$exe" root_ws)

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define WS_VERSION_MAJOR 0
-#define WS_VERSION_MINOR 1
+#define WS_VERSION_MINOR 2
 #define WS_VERSION_PATCH 0
 #define WS_VERSION       (WS_VERSION_MAJOR * 10000 + WS_VERSION_MINOR * 100 + WS_VERSION_PATCH)
 
