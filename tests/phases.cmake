@@ -17,3 +17,7 @@ foreach(api spawn stack group future loop join submit)
   endforeach()
 endforeach()
 
+# Random programs mixing spawn/sync, stack tasks, groups, futures, loops and joins on pools of 1
+# to 4 workers, against a serial interpreter (tests/test_mix_gen.c); a hang fails through its
+# watchdog.
+ws_add_test(test_mix_gen SOURCES test_mix_gen.c TIMEOUT 180 LABELS sched)
