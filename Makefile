@@ -15,7 +15,7 @@ DEMO_ARGS ?=
 TEST_SUITES ?= $(shell [ $(JOBS) -ge 6 ] && echo 3 || echo 1)
 
 .PHONY: all build demo demo-quick test test-suites test-normal test-tsan test-asan bench-check \
-        format format-check install clean mutants
+        format format-check install clean models mutants
 
 all: build
 
@@ -70,6 +70,12 @@ bench-check:
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_BUILD_BENCH=ON
 	$(CMAKE) --build build -j $(JOBS) --target bench_external bench_join
 	bash bench/bench-check.sh build
+
+# Every case of the GenMC models, the long ones included (make test runs each model's cases
+# that take seconds; tests/genmc_model.sh): about an hour on 2 cores.
+models:
+	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_BUILD_TESTS=ON
+	GENMC_LONG=1 $(CTEST) --test-dir build -L model $(CTEST_FLAGS)
 
 # Not part of make test (an hour or more): the mutation test of the GenMC models
 # (tests/mutants/README.md), e.g. make mutants MUTANTS_ARGS="-j 1 park".

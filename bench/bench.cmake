@@ -40,7 +40,7 @@ if(WS_BUILD_TESTS)
   add_test(NAME bench_quick
            COMMAND ws-bench --quick --workers 1,2,4 --csv ${CMAKE_CURRENT_BINARY_DIR}/bench-quick.csv)
   set_tests_properties(bench_quick PROPERTIES TIMEOUT 300 LABELS bench)
-  # The stack tasks beside ws_join / ws_spawn on the workloads that have them, and their n/a on
+  # The typed tasks beside ws_join / ws_spawn on the workloads that have them, and their n/a on
   # one that has not: the answers checked, as above.
   add_test(NAME bench_stack_quick
            COMMAND ws-bench --quick --schedulers serial,ws,ws-stack --workloads fib,nqueens,uts,batch

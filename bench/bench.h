@@ -3,12 +3,12 @@
  * A workload is a table of functions (wb_workload): prepare its input once, reset it before each
  * timed run, run it on one scheduler, check the answer. A run is told which scheduler to use by a
  * wb_runner: serial (plain functions, no runtime), the central-queue pool (central_pool.h),
- * worksteal (the library, linked as either deque variant), worksteal's stack tasks, OpenMP tasks,
+ * worksteal (the library, linked as either deque variant), worksteal's typed tasks, OpenMP tasks,
  * or a peer runtime (peer.h: oneTBB, Rayon).
  *
  * Fine-grained workloads (fib, nqueens, the tree) write one version per scheduler, so that each
  * fork is that scheduler's own call and nothing else; worksteal has two there, one through
- * ws_join or ws_spawn/ws_sync and one through stack tasks (WS_STACK_TASK_n, WS_SPAWN/WS_SYNC).
+ * ws_join or ws_spawn/ws_sync and one through typed tasks (WS_TASK_n, WS_SPAWN/WS_SYNC).
  * Coarse-grained ones (the sorts, matrix multiply) fork through wb_fork2, whose switch on the
  * scheduler is noise next to their cutoffs.
  */
@@ -28,7 +28,7 @@ typedef enum wb_sched {
     WB_SERIAL,   /* the plain functions */
     WB_CENTRAL,  /* central_pool.h */
     WB_WS,       /* worksteal, whichever deque this binary was linked with */
-    WB_WS_STACK, /* worksteal's stack tasks, for the workloads that have that version */
+    WB_WS_STACK, /* worksteal's typed tasks, for the workloads that have that version */
     WB_OMP,      /* OpenMP tasks */
     WB_PEER,     /* another runtime (peer.h), for the workloads that have its version */
 } wb_sched;
@@ -54,7 +54,7 @@ typedef struct wb_workload {
     bool profile_by_default;
     /* Has a version for the peers (wb_roots.peer): fib, nqueens and the tree. */
     bool has_peers;
-    /* Has a version in stack tasks (wb_roots.ws_stack): fib, nqueens and the tree. */
+    /* Has a version in typed tasks (wb_roots.ws_stack): fib, nqueens and the tree. */
     bool has_stack;
     /* Builds the input (untimed). NULL after a message on stderr if the size is unusable or
      * memory runs out. */
@@ -82,14 +82,14 @@ typedef struct wb_roots {
     ws_fn serial, central, ws, omp;
     /* The computation through a peer's functions (NULL if the workload has none). */
     void (*peer)(void *state, const wb_peer *peer);
-    /* The computation as stack tasks, started from outside the pool with name_run (NULL if the
+    /* The computation as typed tasks, started from outside the pool with name_run (NULL if the
      * workload has none). */
     void (*ws_stack)(void *state, ws_pool *pool);
 } wb_roots;
 
 /* Runs the scheduler's root on r: a plain call, cq_pool_run, ws_pool_run, name_run of a stack
  * task, inside an OpenMP parallel region of r->workers threads, on one thread (omp single), or in
- * the peer's pool. 0, ws_pool_run's error, or ENOTSUP for a peer or stack tasks and a workload
+ * the peer's pool. 0, ws_pool_run's error, or ENOTSUP for a peer or typed tasks and a workload
  * without that version. */
 int wb_run_root(const wb_runner *r, const wb_roots *roots, void *state);
 

@@ -1,13 +1,13 @@
 /* bench_join: the cost of one ws_join whose child is not stolen.
  *
- *   bench_join [n] [reps]    times fib(n) with a join at every level on 1 worker (ws_join, and
- *                            the typed ws_spawn/ws_sync layer) and the same recursion without
+ *   bench_join [n] [reps]    times fib(n) with a join at every level on 1 worker (ws_join,
+ *                            ws_spawn/ws_sync and the typed tasks) and the same recursion without
  *                            the runtime; prints ns per join, medians of reps interleaved
  *                            runs: (T_ws - T_serial) / joins.
  *   bench_join --callgrind n runs each root once, for counting instructions with
  *                            valgrind --tool=callgrind --toggle-collect=root_ws (root_spawn,
- *                            root_serial, root_plain); bench/join-instructions.sh does it and
- *                            prints the differences.
+ *                            root_stack, root_stack_lace, root_serial, root_plain);
+ * bench/join-instructions.sh does it and prints the differences.
  *
  * The roots are non-inlined functions, so that callgrind counts the computation only (not the
  * pool's start-up or its idle workers). joins = fib(n + 1) - 1.
@@ -54,8 +54,7 @@ static __attribute__((noinline)) void fib_serial(void *p)
     c->r = x.r + y.r;
 }
 
-/* The same fork per non-leaf call through ws_spawn/ws_sync (what the typed layer of
- * worksteal.h, WS_TASK_n, calls; written out here so that older builds compile it too). */
+/* The same fork per non-leaf call through ws_spawn/ws_sync. */
 static void fib_spawn_sync(void *p)
 {
     fib_call *c = p;
@@ -71,65 +70,29 @@ static void fib_spawn_sync(void *p)
     c->r = x.r + y.r;
 }
 
-/* The same fork through the typed layer: the argument and the result travel in a typed frame,
- * and a child that was not stolen is called directly at the sync. Older builds lack it. */
-#ifdef WS_TASK_1
-WS_TASK_1(long, fib_typed, int, n)
+/* The same fork through the typed tasks: the frame on the worker's task stack, the worker a
+ * hidden parameter, the argument and the result typed, the child called directly at the sync. */
+WS_TASK_1(long, fib_task, int, n)
 {
     if (n < 2)
         return n;
-    fib_typed_frame f;
-    fib_typed_spawn(&f, n - 2);
-    long x = fib_typed(n - 1);
-    return x + fib_typed_sync(&f);
-}
-#define HAVE_TYPED 1
-#else
-#define HAVE_TYPED 0
-static long fib_typed(int n)
-{
-    (void)n;
-    return -1;
-}
-#endif
-
-/* The same fork through the stack tasks: the frame on the worker's task stack, the worker a
- * hidden parameter. Older builds lack them. */
-#ifdef WS_STACK_TASK_1
-WS_STACK_TASK_1(long, fib_stack, int, n)
-{
-    if (n < 2)
-        return n;
-    WS_SPAWN(fib_stack, n - 2);
-    long x = WS_CALL(fib_stack, n - 1);
-    return x + WS_SYNC(fib_stack);
+    WS_SPAWN(fib_task, n - 2);
+    long x = WS_CALL(fib_task, n - 1);
+    return x + WS_SYNC(fib_task);
 }
 
-/* The stack fib as Lace's benchmark and Cilk's example write it: spawn fib(n-1), call fib(n-2),
+/* The typed fib as Lace's benchmark and Cilk's example write it: spawn fib(n-1), call fib(n-2),
  * an int result. gcc makes different code of the two (docs/scheduler.md, "Cost of a fork"). */
-WS_STACK_TASK_1(int, fib_stack_lace, int, n)
+WS_TASK_1(int, fib_task_lace, int, n)
 {
     if (n < 2)
         return n;
-    WS_SPAWN(fib_stack_lace, n - 1);
-    int k = WS_CALL(fib_stack_lace, n - 2);
-    return WS_SYNC(fib_stack_lace) + k;
+    WS_SPAWN(fib_task_lace, n - 1);
+    int k = WS_CALL(fib_task_lace, n - 2);
+    return WS_SYNC(fib_task_lace) + k;
 }
-#define HAVE_STACK 1
-#else
-#define HAVE_STACK 0
-static long fib_stack_run(ws_pool *pool, int n)
-{
-    (void)pool, (void)n;
-    return -1;
-}
-static long fib_stack_lace_run(ws_pool *pool, int n)
-{
-    return fib_stack_run(pool, n);
-}
-#endif
 
-static ws_pool *bench_pool; /* the stack root runs fib_stack_run on it, from its worker */
+static ws_pool *bench_pool; /* the typed roots run fib_task_run on it, from its worker */
 
 /* The plain recursive fib as a C programmer writes it, compiled at -O2 (which may inline
  * calls into itself): the serial program of the issue's method. */
@@ -142,13 +105,14 @@ __attribute__((noinline)) void root_ws(fib_call *c);
 __attribute__((noinline)) void root_serial(fib_call *c);
 __attribute__((noinline)) void root_spawn(fib_call *c);
 __attribute__((noinline)) void root_plain(fib_call *c);
-__attribute__((noinline)) void root_typed(fib_call *c);
+/* The typed tasks' roots keep the names they had when these tasks were called stack tasks, so
+ * that bench/join-instructions.sh measures an older executable's the same way. */
 __attribute__((noinline)) void root_stack(fib_call *c);
 __attribute__((noinline)) void root_stack_lace(fib_call *c);
 
 __attribute__((noinline)) void root_stack(fib_call *c)
 {
-    c->r = fib_stack_run(bench_pool, c->n);
+    c->r = fib_task_run(bench_pool, c->n);
 }
 
 static void run_root_stack(void *p)
@@ -158,22 +122,12 @@ static void run_root_stack(void *p)
 
 __attribute__((noinline)) void root_stack_lace(fib_call *c)
 {
-    c->r = fib_stack_lace_run(bench_pool, c->n);
+    c->r = fib_task_lace_run(bench_pool, c->n);
 }
 
 static void run_root_stack_lace(void *p)
 {
     root_stack_lace(p);
-}
-
-__attribute__((noinline)) void root_typed(fib_call *c)
-{
-    c->r = fib_typed(c->n);
-}
-
-static void run_root_typed(void *p)
-{
-    root_typed(p);
 }
 
 __attribute__((noinline)) void root_spawn(fib_call *c)
@@ -250,33 +204,30 @@ int main(int argc, char **argv)
     bench_pool = pool;
     if (callgrind)
         reps = 1;
-    /* The seven versions, interleaved run by run: ws_join, spawn/sync, the typed layer, the stack
-     * tasks (as the others' fib, and as Lace's), the serial recursion with the same calls, the
-     * plain -O2 fib. */
-    enum { WS, SPAWN, TYPED, STACK, STACK_LACE, SERIAL, PLAIN, VERSIONS };
+    /* The six versions, interleaved run by run: ws_join, spawn/sync, the typed tasks (as the
+     * others' fib, and as Lace's), the serial recursion with the same calls, the plain -O2 fib. */
+    enum { WS, SPAWN, TASK, TASK_LACE, SERIAL, PLAIN, VERSIONS };
     double *t[VERSIONS];
     for (int v = 0; v < VERSIONS; v++)
         if ((t[v] = calloc((size_t)reps, sizeof(double))) == NULL)
             return 1;
     long result = 0;
     for (int i = 0; i < reps; i++) {
-        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
-        static void (*const run[VERSIONS])(void *) = {run_root_ws, run_root_spawn, run_root_typed,
-                                                      run_root_stack, run_root_stack_lace};
+        fib_call c[VERSIONS] = {{n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}, {n, 0}};
+        static void (*const run[VERSIONS])(void *) = {run_root_ws, run_root_spawn, run_root_stack,
+                                                      run_root_stack_lace};
         for (int v = 0; v < VERSIONS; v++) {
             double t0 = now_s();
             if (v == SERIAL)
                 root_serial(&c[v]);
             else if (v == PLAIN)
                 root_plain(&c[v]);
-            else if ((v != TYPED || HAVE_TYPED) && ((v != STACK && v != STACK_LACE) || HAVE_STACK))
+            else
                 err |= ws_pool_run(pool, run[v], &c[v]);
             t[v][i] = now_s() - t0;
         }
-        bool typed_ok =
-            (!HAVE_TYPED || c[TYPED].r == c[SERIAL].r) &&
-            (!HAVE_STACK || (c[STACK].r == c[SERIAL].r && c[STACK_LACE].r == c[SERIAL].r));
-        if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r || !typed_ok ||
+        if (err != 0 || c[WS].r != c[SERIAL].r || c[SPAWN].r != c[SERIAL].r ||
+            c[TASK].r != c[SERIAL].r || c[TASK_LACE].r != c[SERIAL].r ||
             c[PLAIN].r != c[SERIAL].r) {
             fprintf(stderr, "bench_join: wrong answer or error\n");
             return 1;
@@ -295,25 +246,16 @@ int main(int argc, char **argv)
            reps);
     printf("  ws_join recursion    %8.2f ms\n", med[WS] * 1e3);
     printf("  spawn/sync recursion %8.2f ms\n", med[SPAWN] * 1e3);
-    if (HAVE_TYPED)
-        printf("  typed (WS_TASK_1)    %8.2f ms\n", med[TYPED] * 1e3);
-    if (HAVE_STACK) {
-        printf("  stack task           %8.2f ms\n", med[STACK] * 1e3);
-        printf("  stack, Lace's fib    %8.2f ms\n", med[STACK_LACE] * 1e3);
-    }
+    printf("  typed task           %8.2f ms\n", med[TASK] * 1e3);
+    printf("  typed, Lace's fib    %8.2f ms\n", med[TASK_LACE] * 1e3);
     printf("  plain recursion      %8.2f ms   (the same calls)\n", med[SERIAL] * 1e3);
     printf("  plain fib at -O2     %8.2f ms\n", med[PLAIN] * 1e3);
     printf("  cost of a join       %8.2f ns   (over the same calls)\n",
            (med[WS] - med[SERIAL]) * 1e9 / joins);
     printf("  cost of a spawn/sync %8.2f ns\n", (med[SPAWN] - med[SERIAL]) * 1e9 / joins);
-    if (HAVE_TYPED)
-        printf("  cost of a typed fork %8.2f ns   (over the plain -O2 fib)\n",
-               (med[TYPED] - med[PLAIN]) * 1e9 / joins);
-    if (HAVE_STACK) {
-        printf("  cost of a stack fork %8.2f ns   (over the plain -O2 fib)\n",
-               (med[STACK] - med[PLAIN]) * 1e9 / joins);
-        printf("  cost of a Lace fork  %8.2f ns   (the stack fork in Lace's fib)\n",
-               (med[STACK_LACE] - med[PLAIN]) * 1e9 / joins);
-    }
+    printf("  cost of a typed fork %8.2f ns   (over the plain -O2 fib)\n",
+           (med[TASK] - med[PLAIN]) * 1e9 / joins);
+    printf("  cost of a Lace fork  %8.2f ns   (the typed fork in Lace's fib)\n",
+           (med[TASK_LACE] - med[PLAIN]) * 1e9 / joins);
     return 0;
 }

@@ -1,4 +1,4 @@
-# Lace's fib, knapsack and queens programs ported to worksteal's stack tasks (bench/lace/;
+# Lace's fib, knapsack and queens programs ported to worksteal's typed tasks (bench/lace/;
 # compare.sh runs them beside Lace, built from a Lace source tree, outside CI). Built here so that
 # they compile in every build, and checked at small sizes by bench_lace_ports.
 foreach(p fib knapsack queens)

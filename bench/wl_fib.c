@@ -54,9 +54,9 @@ static void root_ws(void *p)
     s->result = a.r;
 }
 
-/* ---- worksteal's stack tasks ---- */
+/* ---- worksteal's typed tasks ---- */
 
-WS_STACK_TASK_1(uint64_t, fib_stack, int, n)
+WS_TASK_1(uint64_t, fib_stack, int, n)
 {
     if (n < 2)
         return (uint64_t)n;

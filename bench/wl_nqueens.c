@@ -97,9 +97,9 @@ static void root_ws(void *p)
     s->solutions = a.count;
 }
 
-/* ---- worksteal's stack tasks ---- */
+/* ---- worksteal's typed tasks ---- */
 
-WS_STACK_TASK_5(uint64_t, nq_stack, int, n, int, row, uint32_t, cols, uint32_t, d1, uint32_t, d2)
+WS_TASK_5(uint64_t, nq_stack, int, n, int, row, uint32_t, cols, uint32_t, d1, uint32_t, d2)
 {
     if (row == n)
         return 1;

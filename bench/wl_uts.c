@@ -90,9 +90,9 @@ static void root_ws(void *p)
     s->sum = sum;
 }
 
-/* ---- worksteal's stack tasks ---- */
+/* ---- worksteal's typed tasks ---- */
 
-/* A subtree's node count and hash sum: the result of a stack task. */
+/* A subtree's node count and hash sum: the result of a typed task. */
 typedef struct uts_count {
     uint64_t nodes, sum;
 } uts_count;
@@ -102,7 +102,7 @@ static uts_count uts_count_add(uts_count a, uts_count b)
     return (uts_count){a.nodes + b.nodes, a.sum + b.sum};
 }
 
-WS_STACK_TASK_1(uts_count, uts_stack, uint64_t, id)
+WS_TASK_1(uts_count, uts_stack, uint64_t, id)
 {
     uint64_t h = uts_hash(id);
     uts_count c = {1, h};
@@ -115,7 +115,7 @@ WS_STACK_TASK_1(uts_count, uts_stack, uint64_t, id)
 }
 
 /* The root's fan-out of root_kids, a spawn each, as root_ws does. */
-WS_STACK_TASK_1(uts_count, uts_stack_root, int, root_kids)
+WS_TASK_1(uts_count, uts_stack_root, int, root_kids)
 {
     uint64_t h = uts_hash(uts_root_id());
     uts_count c = {1, h};

@@ -72,7 +72,7 @@ static const char *const sched_about[S_COUNT] = {
     "one mutex-protected FIFO shared by all workers, condition variable for sleeping",
     "worksteal built with the mutex-protected deque (ws-bench-locked)",
     "worksteal with the split deque (the library as shipped)",
-    "worksteal's stack tasks, WS_SPAWN/WS_SYNC (fib, nqueens, uts only)",
+    "worksteal's typed tasks, WS_SPAWN/WS_SYNC (fib, nqueens, uts only)",
     "OpenMP tasks (#pragma omp task / taskwait) in gcc's libgomp",
     "oneTBB's tbb::task_group in a task_arena (fib, nqueens, uts only)",
     "Rayon's rayon::join in a ThreadPool (fib, nqueens, uts only)",
@@ -860,7 +860,7 @@ static void find_self(const char *argv0)
 }
 
 /* The binary measuring `sched`: this one, or its sibling built against the other deque. The
- * stack tasks are measured on the split deque, the library as shipped. */
+ * typed tasks are measured on the split deque, the library as shipped. */
 static void exe_for(int sched, char *buf, size_t len)
 {
     if ((sched == S_WS_STACK ? S_WS : sched) != OTHER_WS) {
@@ -1304,8 +1304,8 @@ static void print_peers(const options *o, int w)
     }
 }
 
-/* The stack tasks against ws_join / ws_spawn at each worker count: ws's time over ws-stack's
- * (above 1: the stack tasks are faster). */
+/* The typed tasks against ws_join / ws_spawn at each worker count: ws's time over ws-stack's
+ * (above 1: the typed tasks are faster). */
 static void print_stack(const options *o, int w)
 {
     if (!o->sched[S_WS_STACK])
@@ -1316,7 +1316,7 @@ static void print_stack(const options *o, int w)
     }
     if (!o->sched[S_WS])
         return;
-    printf("  ws's time over ws-stack's (above 1: the stack tasks are faster):");
+    printf("  ws's time over ws-stack's (above 1: the typed tasks are faster):");
     for (int i = 0; i < o->nworkers; i++) {
         printf("  %u worker%s", o->workers[i], o->workers[i] > 1 ? "s" : "");
         put_ratio(ratio(find_cell(w, S_WS, o->workers[i]), find_cell(w, S_WS_STACK, o->workers[i])),
@@ -1591,7 +1591,7 @@ static const char *const plot_label[P_COUNT] = {
     [S_CENTRAL] = "central queue (mutex)",
     [S_WS_LOCKED] = "worksteal, mutex deque",
     [S_WS] = "worksteal",
-    [S_WS_STACK] = "worksteal, stack tasks",
+    [S_WS_STACK] = "worksteal, typed tasks",
     [S_OMP] = "OpenMP (libgomp)",
     [S_TBB] = "oneTBB",
     [S_RAYON] = "Rayon",

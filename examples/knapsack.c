@@ -1,5 +1,5 @@
-/* knapsack: the 0/1 knapsack problem by branch and bound, with a stack task of four arguments
- * for the search and a typed void task for the input.
+/* knapsack: the 0/1 knapsack problem by branch and bound, with a typed task of four arguments
+ * for the search and a void one for the input.
  *
  *   example_knapsack [ITEMS [WORKERS]]   (default 28 items, the default pool)
  *
@@ -8,8 +8,8 @@
  * (WS_SPAWN, WS_CALL, WS_SYNC: the frame lives on the worker's task stack, unnamed). A branch
  * whose value plus everything left could not beat the best found so far is cut (the shared best
  * only grows, so a cut never loses the optimum). The answer is checked against the classic
- * dynamic program. A void task of the caller-frame layer, fill_items, builds the input in
- * parallel; best_run and fill_items_run start each from outside the pool.
+ * dynamic program. A void task, fill_items, builds the input in parallel; best_run and
+ * fill_items_run start each from outside the pool.
  */
 #include <worksteal.h>
 
@@ -32,10 +32,9 @@ WS_VOID_TASK_2(fill_items, int, first, int, last)
 {
     if (last - first > 4) {
         int mid = first + (last - first) / 2;
-        fill_items_frame f;
-        fill_items_spawn(&f, mid, last);
-        fill_items(first, mid);
-        fill_items_sync(&f);
+        WS_SPAWN(fill_items, mid, last);
+        WS_CALL(fill_items, first, mid);
+        WS_SYNC(fill_items);
         return;
     }
     for (int i = first; i < last; i++) {
@@ -54,7 +53,7 @@ static void raise_best(long value)
         ;
 }
 
-WS_STACK_TASK_4(long, best, const item *, all, int, i, int, room, long, value)
+WS_TASK_4(long, best, const item *, all, int, i, int, room, long, value)
 {
     if (i == nitems) {
         raise_best(value);

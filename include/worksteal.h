@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define WS_VERSION_MAJOR 0
-#define WS_VERSION_MINOR 1
+#define WS_VERSION_MINOR 2
 #define WS_VERSION_PATCH 0
 #define WS_VERSION       (WS_VERSION_MAJOR * 10000 + WS_VERSION_MINOR * 100 + WS_VERSION_PATCH)
 
@@ -224,10 +224,7 @@ struct ws__spawn_rec {
 /* The flag of a record pushed by the inline ws_spawn (src/join.c checks it against its own
  * names), and the mark of a record that the inline sync must leave to the library. */
 #define WS__SPAWN_INLINE 0x800u
-/* With WS__SPAWN_INLINE: the record's argument is the record itself (the typed layer's frame),
- * which the inline push does not store; the library passes the record (src/internal.h). */
-#define WS__ARG_SELF   0x4000u
-#define WS__NOT_INLINE (-1)
+#define WS__NOT_INLINE   (-1)
 
 /* The calling thread's worker deque; on other threads an owner's line on which every inline
  * push and pop declines (so that no test for NULL is needed). initial-exec: one load, no call,
@@ -272,8 +269,8 @@ full:
 }
 
 /* Pushes record t (fn, arg; flags) on the calling worker's deque if ws__fast_room lets it, and
- * sets *end to the new bottom (one past the index it filled). With WS__ARG_SELF in flags, arg
- * is t itself and is not stored. False: not a worker, or the push needs the library. */
+ * sets *end to the new bottom (one past the index it filled). False: not a worker, or the push
+ * needs the library. */
 static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast *f,
                                                                 struct ws__join_rec *t, ws_fn fn,
                                                                 void *arg, uint32_t flags,
@@ -283,9 +280,7 @@ static inline __attribute__((always_inline)) bool ws__fast_push(struct ws__fast 
     if (!ws__fast_room(f, bottom))
         return false;
     t->fn = fn;
-    if (!(flags & WS__ARG_SELF)) { /* the typed layer's record is its own argument */
-        t->arg = arg;
-    }
+    t->arg = arg;
     /* relaxed: published by the store of bottom. state 0 is pending. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t flags_state = flags; /* both fields in one store; state (the high half) 0 */
@@ -410,18 +405,16 @@ static inline __attribute__((always_inline)) bool ws__sync_take(ws_task *task)
     return true;
 }
 
-/* ws_spawn(task, fn, arg), inline; flags WS__SPAWN_INLINE, with WS__ARG_SELF when arg is
- * task (the typed layer). */
+/* ws_spawn(task, fn, arg), inline. */
 static inline __attribute__((always_inline)) void ws__spawn_inline(ws_task *task, ws_fn fn,
-                                                                   void *arg, uint32_t flags)
+                                                                   void *arg)
 {
     struct ws__fast *f = ws__tls_fast;
     struct ws__spawn_rec *s = (struct ws__spawn_rec *)(void *)task;
     if (__builtin_expect(task == NULL || fn == NULL ||
-                             !ws__fast_push(f, &s->rec, fn, arg, flags, &s->bottom),
+                             !ws__fast_push(f, &s->rec, fn, arg, WS__SPAWN_INLINE, &s->bottom),
                          0)) {
-        task = WS__COLD_ADDR(task);
-        ws_spawn(task, fn, flags & WS__ARG_SELF ? task : arg);
+        ws_spawn(WS__COLD_ADDR(task), fn, arg);
         return;
     }
     f->open_spawns++;
@@ -438,163 +431,40 @@ static inline __attribute__((always_inline)) void ws__sync_inline(ws_task *task)
 }
 
 #define ws_join(a, a_arg, b, b_arg) ws__join_inline((a), (a_arg), (b), (b_arg))
-#define ws_spawn(task, fn, arg)     ws__spawn_inline((task), (fn), (arg), WS__SPAWN_INLINE)
+#define ws_spawn(task, fn, arg)     ws__spawn_inline((task), (fn), (arg))
 #define ws_sync(task)               ws__sync_inline(task)
-#define WS__SYNC_TAKE(task)         ws__sync_take(task)
-#define WS__SPAWN_SELF(task, fn) \
-    ws__spawn_inline((task), (fn), (task), WS__SPAWN_INLINE | WS__ARG_SELF)
-#else
-#define WS__SYNC_TAKE(task)      ((void)(task), 0)
-#define WS__SPAWN_SELF(task, fn) ws_spawn((task), (fn), (task))
-#define WS__COLD_ADDR(p)         (p)
 #endif /* the inline fast path */
 
 /* ---- typed tasks ------------------------------------------------------------------------ */
-/* WS_TASK_n(R, name, T1, a1, ..., Tn, an) declares a task function R name(T1 a1, ...) whose body
- * follows the macro, a frame type name_frame (a ws_task, the arguments and the result, on the
- * caller's stack), and three functions:
- *     void name_spawn(name_frame *f, T1 a1, ...)  starts name(a1, ...) as ws_spawn does
- *     R    name_sync(name_frame *f)                waits for it as ws_sync does; its result
- *     R    name_run(ws_pool *pool, T1 a1, ...)     runs name(a1, ...) on pool (NULL: the default
- *                                                  pool) from any thread, as ws_pool_run does,
- *                                                  and returns its result
- * WS_VOID_TASK_n(name, T1, a1, ...) declares the same for a task with no result: name, name_sync
- * and name_run return void. n is 0 to 8. The arguments and the result travel in the frame, typed,
- * with no void * struct to write; a plain call name(a1, ...) stays a plain call. name_run on a
- * pool being destroyed or inherited through fork() (ws_pool_run's ESHUTDOWN, ENOTRECOVERABLE) is
- * a contract violation: one line naming name_run, then abort. Example:
- *     WS_TASK_1(uint64_t, fib, int, n)
- *     {
- *         if (n < 2)
- *             return (uint64_t)n;
- *         fib_frame f;
- *         fib_spawn(&f, n - 2);
- *         uint64_t x = fib(n - 1);
- *         return x + fib_sync(&f);
- *     }
- *     ...
- *     uint64_t r = fib_run(NULL, 40);
- */
-
-/* ws_pool_run(pool, or the default pool if NULL, fn, arg); an error aborts, naming what. */
-WS_API void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what);
-
-/* WS__MAP_n(m, T1, a1, ..., Tn, an) is m(T1, a1) ... m(Tn, an). The frame's pointer and the pool
- * are named ws_f_ and ws_pool_ in the functions below, so that no argument's name collides. */
-#define WS__MAP_1(m, T, a)      m(T, a)
-#define WS__MAP_2(m, T, a, ...) m(T, a) WS__MAP_1(m, __VA_ARGS__)
-#define WS__MAP_3(m, T, a, ...) m(T, a) WS__MAP_2(m, __VA_ARGS__)
-#define WS__MAP_4(m, T, a, ...) m(T, a) WS__MAP_3(m, __VA_ARGS__)
-#define WS__MAP_5(m, T, a, ...) m(T, a) WS__MAP_4(m, __VA_ARGS__)
-#define WS__MAP_6(m, T, a, ...) m(T, a) WS__MAP_5(m, __VA_ARGS__)
-#define WS__MAP_7(m, T, a, ...) m(T, a) WS__MAP_6(m, __VA_ARGS__)
-#define WS__MAP_8(m, T, a, ...) m(T, a) WS__MAP_7(m, __VA_ARGS__)
-#define WS__PARAM_(T, a)        , T a
-#define WS__FIELD_(T, a)        T a;
-#define WS__STORE_(T, a)        ws_f_->a = a;
-#define WS__ARG_(T, a)          , ws_f_->a
-/* Drops the first item of a list (which the maps above begin with a comma). */
-#define WS__REST_(x, ...) __VA_ARGS__
-#define WS__REST(...)     WS__REST_(__VA_ARGS__)
-
-/* The declarations every task has. DECL: the task's declarator; SPAWN_PARAMS and RUN_PARAMS:
- * the parameter lists of name_spawn and name_run; FIELDS and STORE: the frame's fields and the
- * stores of the arguments into *ws_f_; CALL: the call of the task on the frame's arguments;
- * KIND: WS__RESULT_ or WS__VOID_, which say what name_run_ does with the call, how name_sync
- * returns it, and what name_sync and name_run return otherwise (the result, or nothing). */
-#define WS__TASK_DECLS(R, name, DECL, SPAWN_PARAMS, RUN_PARAMS, FIELDS, STORE, CALL, KIND) \
-    static DECL;                                                                           \
-    typedef struct name##_frame {                                                          \
-        ws_task task;                                                                      \
-        FIELDS                                                                             \
-    } name##_frame;                                                                        \
-    static inline void name##_run_(void *ws_p_)                                            \
-    {                                                                                      \
-        name##_frame *ws_f_ = (name##_frame *)ws_p_;                                       \
-        (void)ws_f_; /* a task without arguments or result does not read it */             \
-        KIND##KEEP(CALL);                                                                  \
-    }                                                                                      \
-    static inline void name##_spawn SPAWN_PARAMS                                           \
-    {                                                                                      \
-        STORE WS__SPAWN_SELF(&ws_f_->task, name##_run_);                                   \
-    }                                                                                      \
-    static inline R name##_sync(name##_frame *ws_f_)                                       \
-    {                                                                                      \
-        if (WS__SYNC_TAKE(&ws_f_->task)) {                                                 \
-            KIND##TAKEN(CALL);                                                             \
-        }                                                                                  \
-        (ws_sync)(WS__COLD_ADDR(&ws_f_->task)); /* the library's */                        \
-        KIND##RETURN;                                                                      \
-    }                                                                                      \
-    static inline R name##_run RUN_PARAMS                                                  \
-    {                                                                                      \
-        name##_frame ws_frame_, *ws_f_ = &ws_frame_;                                       \
-        STORE ws__typed_run(ws_pool_, name##_run_, ws_f_, #name "_run");                   \
-        KIND##RETURN;                                                                      \
-    }                                                                                      \
-    static DECL
-
-#define WS__RESULT_KEEP(call)  ws_f_->result = call
-#define WS__RESULT_TAKEN(call) return call
-#define WS__RESULT_RETURN      return ws_f_->result
-#define WS__VOID_KEEP(call)    call
-#define WS__VOID_TAKEN(call) \
-    call;                    \
-    return
-#define WS__VOID_RETURN return
-/* A task of n >= 1 arguments, their pairs in ...; FIELDS: the result's, if any. */
-#define WS__TASK_N(n, R, name, FIELDS, KIND, ...)                                    \
-    WS__TASK_DECLS(R, name, R name(WS__REST(~WS__MAP_##n(WS__PARAM_, __VA_ARGS__))), \
-                   (name##_frame * ws_f_ WS__MAP_##n(WS__PARAM_, __VA_ARGS__)),      \
-                   (ws_pool * ws_pool_ WS__MAP_##n(WS__PARAM_, __VA_ARGS__)),        \
-                   FIELDS WS__MAP_##n(WS__FIELD_, __VA_ARGS__),                      \
-                   WS__MAP_##n(WS__STORE_, __VA_ARGS__),                             \
-                   name(WS__REST(~WS__MAP_##n(WS__ARG_, __VA_ARGS__))), KIND)
-#define WS__TASK_R(n, R, name, ...) WS__TASK_N(n, R, name, R result;, WS__RESULT_, __VA_ARGS__)
-#define WS__TASK_V(n, name, ...)    WS__TASK_N(n, void, name, , WS__VOID_, __VA_ARGS__)
-
-#define WS_TASK_0(R, name)                                                                        \
-    WS__TASK_DECLS(R, name, R name(void), (name##_frame * ws_f_), (ws_pool * ws_pool_), R result; \
-                   , , name(), WS__RESULT_)
-#define WS_VOID_TASK_0(name)                                                                      \
-    WS__TASK_DECLS(void, name, void name(void), (name##_frame * ws_f_), (ws_pool * ws_pool_), , , \
-                   name(), WS__VOID_)
-#define WS_TASK_1(R, name, ...)   WS__TASK_R(1, R, name, __VA_ARGS__)
-#define WS_TASK_2(R, name, ...)   WS__TASK_R(2, R, name, __VA_ARGS__)
-#define WS_TASK_3(R, name, ...)   WS__TASK_R(3, R, name, __VA_ARGS__)
-#define WS_TASK_4(R, name, ...)   WS__TASK_R(4, R, name, __VA_ARGS__)
-#define WS_TASK_5(R, name, ...)   WS__TASK_R(5, R, name, __VA_ARGS__)
-#define WS_TASK_6(R, name, ...)   WS__TASK_R(6, R, name, __VA_ARGS__)
-#define WS_TASK_7(R, name, ...)   WS__TASK_R(7, R, name, __VA_ARGS__)
-#define WS_TASK_8(R, name, ...)   WS__TASK_R(8, R, name, __VA_ARGS__)
-#define WS_VOID_TASK_1(name, ...) WS__TASK_V(1, name, __VA_ARGS__)
-#define WS_VOID_TASK_2(name, ...) WS__TASK_V(2, name, __VA_ARGS__)
-#define WS_VOID_TASK_3(name, ...) WS__TASK_V(3, name, __VA_ARGS__)
-#define WS_VOID_TASK_4(name, ...) WS__TASK_V(4, name, __VA_ARGS__)
-#define WS_VOID_TASK_5(name, ...) WS__TASK_V(5, name, __VA_ARGS__)
-#define WS_VOID_TASK_6(name, ...) WS__TASK_V(6, name, __VA_ARGS__)
-#define WS_VOID_TASK_7(name, ...) WS__TASK_V(7, name, __VA_ARGS__)
-#define WS_VOID_TASK_8(name, ...) WS__TASK_V(8, name, __VA_ARGS__)
-
-/* ---- stack tasks ------------------------------------------------------------------------ */
-/* WS_STACK_TASK_n(R, name, T1, a1, ..., Tn, an) declares a task R name(T1 a1, ...) whose body
- * follows the macro, like WS_TASK_n, but whose frames need no names: they live on the calling
- * worker's task stack (an array of frames of its own, not the thread's stack), and the worker
- * comes to every stack task as a hidden parameter. Inside a stack task's body:
+/* WS_TASK_n(R, name, T1, a1, ..., Tn, an) defines a task R name(T1 a1, ...) whose body follows
+ * the macro; WS_VOID_TASK_n(name, T1, a1, ...) one with no result. n is 0 to 8. A task's frames
+ * need no names: they live on the calling worker's task stack (an array of frames of its own,
+ * not the thread's stack), and the worker comes to every task as a hidden parameter. Inside a
+ * task's body:
  *     WS_SPAWN(name, a1, ...)  starts name(a1, ...), which may run in parallel from now on
  *     WS_SYNC(name)            waits for the newest unsynced WS_SPAWN of this body, which must be
  *                              of task name, and gives its result (void tasks: nothing)
  *     WS_CALL(name, a1, ...)   calls name(a1, ...) directly (a plain call of the task)
- * and from any thread, anywhere:
- *     R name_run(ws_pool *pool, T1 a1, ...)   runs name(a1, ...) on pool (NULL: the default
- *                                              pool) and returns its result, as WS_TASK_n's
- * WS_STACK_VOID_TASK_n(name, T1, a1, ...) declares a task with no result. n is 0 to 8; the
- * arguments and the result together take at most WS_STACK_FRAME_BYTES (a compile-time error
+ * and from any thread, anywhere (main, a ws_fn, a loop's body, a group job, another pool's task):
+ *     R name_run(ws_pool *pool, T1 a1, ...)   runs name(a1, ...) on pool and returns its result:
+ *                                              on a worker of pool a plain call, elsewhere as
+ *                                              ws_pool_run (blocks). pool NULL: the calling
+ *                                              worker's pool, or the default pool elsewhere.
+ * name_run on a pool being destroyed or inherited through fork() (ws_pool_run's ESHUTDOWN,
+ * ENOTRECOVERABLE) is a contract violation: one line naming name_run, then abort.
+ *
+ * WS_DECLARE_TASK_n(R, name, T1, a1, ..., Tn, an) and WS_DECLARE_VOID_TASK_n(name, T1, a1, ...)
+ * declare a task that is defined further down the file, with the same list as its definition
+ * (its first line, copied), so that tasks defined above it may WS_SPAWN, WS_SYNC and WS_CALL it
+ * and name_run may run it: mutual recursion. A list that differs from the definition's is a
+ * compile-time error (conflicting types).
+ *
+ * The arguments and the result together take at most WS_TASK_FRAME_BYTES (a compile-time error
  * says so; pass a pointer to bigger data). Sync each spawn once, newest first, before the body
  * returns: a sync of another task's frame, a sync with no spawn of its own, and a body that
- * returns with a spawn unsynced print one line and abort (docs/api.md, "Stack tasks", says when
+ * returns with a spawn unsynced print one line and abort (docs/api.md, "Typed tasks", says when
  * each is caught and what it costs). Example:
- *     WS_STACK_TASK_1(uint64_t, fib, int, n)
+ *     WS_TASK_1(uint64_t, fib, int, n)
  *     {
  *         if (n < 2)
  *             return (uint64_t)n;
@@ -605,7 +475,7 @@ WS_API void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what);
  *     ...
  *     uint64_t r = fib_run(NULL, 40);
  */
-#define WS_STACK_FRAME_BYTES 120
+#define WS_TASK_FRAME_BYTES 120
 
 /* Internal: the owner's words of a worker's task stack (src/frames.c has the protocol). head:
  * where the next frame goes; end_fast (atomic, accessed with __atomic builtins): a spawn whose
@@ -725,7 +595,7 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
 #endif
 
 /* The type check of the fast sync: the frame's runner must be the synced task's (3 instructions
- * per fork on x86-64; docs/api.md, "Stack tasks"). WS_UNCHECKED_SYNC leaves it out of the fast
+ * per fork on x86-64; docs/api.md, "Typed tasks"). WS_UNCHECKED_SYNC leaves it out of the fast
  * sync; the slow sync checks always. */
 #if !defined(WS_UNCHECKED_SYNC) && defined(__x86_64__) && defined(__GNUC__) && \
     !defined(__clang__) && !defined(WS_BUILDING_LIBRARY) && !defined(WS_NO_INLINE_JOIN)
@@ -756,119 +626,169 @@ static inline void *ws__frames_pop(struct ws__frames *w, char **hp)
 #if defined(__GNUC__)
 #define WS__EXPECT_TRUE(x) __builtin_expect(!!(x), 1)
 #define WS__UNUSED         __attribute__((unused)) /* a body need not use the hidden worker */
-/* A stack task's spawn, sync and call helpers are always inlined. The sync's matters: inlined
+/* A task's spawn, sync and call helpers are always inlined. The sync's matters: inlined
  * before gcc's early passes, it leaves a plain call of the task where gcc turns a sync in tail
  * position into a loop, as it does Lace's; otherwise gcc inlines the task into itself several
- * levels deep, which made Lace's fib 1.1 to 1.2 times as long (docs/scheduler.md). */
-#define WS__HELPER static inline __attribute__((always_inline))
+ * levels deep, which made Lace's fib 1.1 to 1.2 times as long (docs/scheduler.md). unused:
+ * clang warns of a static inline function unused in the file it is defined in, as a task's
+ * helpers and name_run often are. */
+#define WS__HELPER static inline __attribute__((always_inline, unused))
 #else
 #define WS__EXPECT_TRUE(x) (x)
 #define WS__UNUSED
 #define WS__HELPER static inline
 #endif
 
-#define WS__SPARAM_(T, a)       T a,
-#define WS__SSTORE_(T, a)       ws_f_->u.ws_args.a = a;
-#define WS__SARG_(T, a)         , ws_f_->u.ws_args.a
-#define WS__SPASS_(T, a)        , a
-#define WS__SRESULT_KEEP(call)  ws_f_->u.ws_result = call
-#define WS__SRESULT_TAKEN(call) return call
-#define WS__SRESULT_RETURN      return ws_f_->u.ws_result
+/* WS__MAP_n(m, T1, a1, ..., Tn, an) is m(T1, a1) ... m(Tn, an). */
+#define WS__MAP_1(m, T, a)      m(T, a)
+#define WS__MAP_2(m, T, a, ...) m(T, a) WS__MAP_1(m, __VA_ARGS__)
+#define WS__MAP_3(m, T, a, ...) m(T, a) WS__MAP_2(m, __VA_ARGS__)
+#define WS__MAP_4(m, T, a, ...) m(T, a) WS__MAP_3(m, __VA_ARGS__)
+#define WS__MAP_5(m, T, a, ...) m(T, a) WS__MAP_4(m, __VA_ARGS__)
+#define WS__MAP_6(m, T, a, ...) m(T, a) WS__MAP_5(m, __VA_ARGS__)
+#define WS__MAP_7(m, T, a, ...) m(T, a) WS__MAP_6(m, __VA_ARGS__)
+#define WS__MAP_8(m, T, a, ...) m(T, a) WS__MAP_7(m, __VA_ARGS__)
+#define WS__PARAM_(T, a)        , T a
+#define WS__LPARAM_(T, a)       T a,
+#define WS__FIELD_(T, a)        T a;
+#define WS__STORE_(T, a)        ws_f_->u.ws_args.a = a;
+#define WS__ARG_(T, a)          , ws_f_->u.ws_args.a
+#define WS__PASS_(T, a)         , a
+#define WS__RESULT_KEEP(call)   ws_f_->u.ws_result = call
+#define WS__RESULT_TAKEN(call)  return call
+#define WS__RESULT_RETURN       return ws_f_->u.ws_result
+#define WS__VOID_KEEP(call)     call
+#define WS__VOID_TAKEN(call) \
+    call;                    \
+    return
+#define WS__VOID_RETURN return
 
-/* The declarations of a stack task. PARAMS: its parameters, each after a comma (as WS__PARAM_
- * makes them); LPARAMS: the same, each before a comma; FIELDS, STORE: the frame's argument
- * fields and the stores into them; ARGS: the frame's arguments, each after a comma; PASS: the
- * parameters' names, each after a comma; KIND: WS__SRESULT_ or WS__VOID_ (what the run does with
- * the call, how the fast sync returns it, what the slow sync and name_run return); RESULT: the
- * frame's result field, if any. Two hidden parameters come first in name's parameters (a
- * register each in every call), last in the inline helpers (so that WS_SPAWN needs no comma
- * rule): the worker's task stack, and its head, which the body keeps in a local of its own (a
- * register, where memory would put a store and a load on every fork's path) and stores for the
- * library at each spawn and sync; it reloads it only after a slow path, the one place that can
- * move it. A call leaves head where it found it (frames.c: a sync leaves a segment at once). */
-#define WS__STACK_DECLS(R, name, PARAMS, LPARAMS, FIELDS, STORE, ARGS, PASS, KIND, RESULT) \
-    static R name(struct ws__frames *ws_w_ WS__UNUSED, char *ws_h_ WS__UNUSED PARAMS);     \
-    typedef struct name##_sframe_ {                                                        \
-        ws__frame_fn run;                                                                  \
-        union {                                                                            \
-            struct {                                                                       \
-                char ws_none_;                                                             \
-                FIELDS                                                                     \
-            } ws_args;                                                                     \
-            RESULT                                                                         \
-        } u;                                                                               \
-    } name##_sframe_;                                                                      \
-    WS__STATIC_ASSERT(sizeof(name##_sframe_) <= WS__FRAME_SIZE,                            \
-                      "the arguments and result of stack task " #name                      \
-                      " exceed WS_STACK_FRAME_BYTES: pass a pointer to them");             \
-    static void name##_frun_(struct ws__frames *ws_w_, void *ws_p_)                        \
-    {                                                                                      \
-        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                   \
-        (void)ws_f_; /* a task without arguments or result does not read it */             \
-        if (ws_p_ == NULL) {                                                               \
-            *(const char **)(void *)ws_w_ = #name; /* the name query (ws__frame_fn) */     \
-            return;                                                                        \
-        }                                                                                  \
-        KIND##KEEP(name(ws_w_, ws_w_->head ARGS));                                         \
-    }                                                                                      \
-    WS__HELPER void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)         \
-    {                                                                                      \
-        name##_sframe_ *ws_f_ = (name##_sframe_ *)(void *)*ws_hp_;                         \
-        ws_f_->run = name##_frun_;                                                         \
-        STORE *ws_hp_ = ws__frames_push(ws_w_, (char *)ws_f_);                             \
-    }                                                                                      \
-    WS__HELPER R name##_sync_(struct ws__frames *ws_w_, char **ws_hp_)                     \
-    {                                                                                      \
-        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws__frames_pop(ws_w_, ws_hp_);           \
-        if (WS__EXPECT_TRUE(ws_f_ != NULL)) {                                              \
-            WS__FRAME_CHECK(ws_f_, name##_frun_, #name);                                   \
-            KIND##TAKEN(name(ws_w_, *ws_hp_ ARGS));                                        \
-        }                                                                                  \
-        ws_f_ = (name##_sframe_ *)ws__frames_sync_slow(ws_w_, name##_frun_, #name);        \
-        *ws_hp_ = ws_w_->head;                                                             \
-        KIND##RETURN;                                                                      \
-    }                                                                                      \
-    WS__HELPER R name##_call_(LPARAMS struct ws__frames *ws_w_, char *ws_h_)               \
-    {                                                                                      \
-        KIND##TAKEN(name(ws_w_, ws_h_ PASS));                                              \
-    }                                                                                      \
-    static inline R name##_run(ws_pool *ws_pool_ PARAMS)                                   \
-    {                                                                                      \
-        name##_sframe_ ws_frame_, *ws_f_ = &ws_frame_;                                     \
-        ws_f_->run = name##_frun_;                                                         \
-        STORE ws__frames_run(ws_pool_, name##_frun_, ws_f_, #name "_run");                 \
-        KIND##RETURN;                                                                      \
-    }                                                                                      \
+/* The prototypes of a task: what a declaration gives, and what its definition repeats. PARAMS:
+ * its parameters, each after a comma (as WS__PARAM_ makes them); LPARAMS: the same, each before
+ * a comma; each list in parentheses, which WS__LIST removes (its commas would otherwise separate
+ * this macro's arguments). Two hidden parameters come first in name's parameters (a register each
+ * in every call), last in the inline helpers (so that WS_SPAWN needs no comma rule): the worker's
+ * task stack, and its head, which the body keeps in a local of its own (a register, where memory
+ * would put a store and a load on every fork's path) and stores for the library at each spawn
+ * and sync; it reloads it only after a slow path, the one place that can move it. A call leaves
+ * head where it found it (frames.c: a sync leaves a segment at once). */
+#define WS__LIST(...) __VA_ARGS__
+#define WS__TASK_PROTOS(R, name, PARAMS, LPARAMS)                                               \
+    static R name(struct ws__frames *ws_w_ WS__UNUSED, char *ws_h_ WS__UNUSED WS__LIST PARAMS); \
+    WS__HELPER void name##_spawn_(WS__LIST LPARAMS struct ws__frames *ws_w_, char **ws_hp_);    \
+    WS__HELPER R name##_sync_(struct ws__frames *ws_w_, char **ws_hp_);                         \
+    WS__HELPER R name##_call_(WS__LIST LPARAMS struct ws__frames *ws_w_, char *ws_h_);          \
+    static inline WS__UNUSED R name##_run(ws_pool *ws_pool_ WS__LIST PARAMS)
+
+/* The definitions of a task. FIELDS, STORE: the frame's argument fields and the stores into
+ * them; ARGS: the frame's arguments, each after a comma; PASS: the parameters' names, each after
+ * a comma; KIND: WS__RESULT_ or WS__VOID_ (what the run does with the call, how the fast sync
+ * returns it, what the slow sync and name_run return); RESULT: the frame's result field, if
+ * any. */
+#define WS__TASK_DEFS(R, name, PARAMS, LPARAMS, FIELDS, STORE, ARGS, PASS, KIND, RESULT) \
+    WS__TASK_PROTOS(R, name, (PARAMS), (LPARAMS));                                       \
+    typedef struct name##_sframe_ {                                                      \
+        ws__frame_fn run;                                                                \
+        union {                                                                          \
+            struct {                                                                     \
+                char ws_none_;                                                           \
+                FIELDS                                                                   \
+            } ws_args;                                                                   \
+            RESULT                                                                       \
+        } u;                                                                             \
+    } name##_sframe_;                                                                    \
+    WS__STATIC_ASSERT(sizeof(name##_sframe_) <= WS__FRAME_SIZE,                          \
+                      "the arguments and result of task " #name                          \
+                      " exceed WS_TASK_FRAME_BYTES: pass a pointer to them");            \
+    static void name##_frun_(struct ws__frames *ws_w_, void *ws_p_)                      \
+    {                                                                                    \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws_p_;                                 \
+        (void)ws_f_; /* a task without arguments or result does not read it */           \
+        if (ws_p_ == NULL) {                                                             \
+            *(const char **)(void *)ws_w_ = #name; /* the name query (ws__frame_fn) */   \
+            return;                                                                      \
+        }                                                                                \
+        KIND##KEEP(name(ws_w_, ws_w_->head ARGS));                                       \
+    }                                                                                    \
+    WS__HELPER void name##_spawn_(LPARAMS struct ws__frames *ws_w_, char **ws_hp_)       \
+    {                                                                                    \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)(void *)*ws_hp_;                       \
+        ws_f_->run = name##_frun_;                                                       \
+        STORE *ws_hp_ = ws__frames_push(ws_w_, (char *)ws_f_);                           \
+    }                                                                                    \
+    WS__HELPER R name##_sync_(struct ws__frames *ws_w_, char **ws_hp_)                   \
+    {                                                                                    \
+        name##_sframe_ *ws_f_ = (name##_sframe_ *)ws__frames_pop(ws_w_, ws_hp_);         \
+        if (WS__EXPECT_TRUE(ws_f_ != NULL)) {                                            \
+            WS__FRAME_CHECK(ws_f_, name##_frun_, #name);                                 \
+            KIND##TAKEN(name(ws_w_, *ws_hp_ ARGS));                                      \
+        }                                                                                \
+        ws_f_ = (name##_sframe_ *)ws__frames_sync_slow(ws_w_, name##_frun_, #name);      \
+        *ws_hp_ = ws_w_->head;                                                           \
+        KIND##RETURN;                                                                    \
+    }                                                                                    \
+    WS__HELPER R name##_call_(LPARAMS struct ws__frames *ws_w_, char *ws_h_)             \
+    {                                                                                    \
+        KIND##TAKEN(name(ws_w_, ws_h_ PASS));                                            \
+    }                                                                                    \
+    static inline WS__UNUSED R name##_run(ws_pool *ws_pool_ PARAMS)                      \
+    {                                                                                    \
+        name##_sframe_ ws_frame_, *ws_f_ = &ws_frame_;                                   \
+        ws_f_->run = name##_frun_;                                                       \
+        STORE ws__frames_run(ws_pool_, name##_frun_, ws_f_, #name "_run");               \
+        KIND##RETURN;                                                                    \
+    }                                                                                    \
     static R name(struct ws__frames *ws_w_ WS__UNUSED, char *ws_h_ WS__UNUSED PARAMS)
 
-/* A stack task of n >= 1 arguments, their pairs in ...; RESULT: the result's field, if any. */
-#define WS__STACK_N(n, R, name, KIND, RESULT, ...)                                               \
-    WS__STACK_DECLS(R, name, WS__MAP_##n(WS__PARAM_, __VA_ARGS__),                               \
-                    WS__MAP_##n(WS__SPARAM_, __VA_ARGS__), WS__MAP_##n(WS__FIELD_, __VA_ARGS__), \
-                    WS__MAP_##n(WS__SSTORE_, __VA_ARGS__), WS__MAP_##n(WS__SARG_, __VA_ARGS__),  \
-                    WS__MAP_##n(WS__SPASS_, __VA_ARGS__), KIND, RESULT)
-#define WS__STACK_R(n, R, name, ...) \
-    WS__STACK_N(n, R, name, WS__SRESULT_, R ws_result;, __VA_ARGS__)
-#define WS__STACK_V(n, name, ...) WS__STACK_N(n, void, name, WS__VOID_, , __VA_ARGS__)
+/* A task of n >= 1 arguments, their pairs in ...; RESULT: the result's field, if any. */
+#define WS__TASK_N(n, R, name, KIND, RESULT, ...)                                              \
+    WS__TASK_DEFS(R, name, WS__MAP_##n(WS__PARAM_, __VA_ARGS__),                               \
+                  WS__MAP_##n(WS__LPARAM_, __VA_ARGS__), WS__MAP_##n(WS__FIELD_, __VA_ARGS__), \
+                  WS__MAP_##n(WS__STORE_, __VA_ARGS__), WS__MAP_##n(WS__ARG_, __VA_ARGS__),    \
+                  WS__MAP_##n(WS__PASS_, __VA_ARGS__), KIND, RESULT)
+#define WS__TASK_R(n, R, name, ...) WS__TASK_N(n, R, name, WS__RESULT_, R ws_result;, __VA_ARGS__)
+#define WS__TASK_V(n, name, ...)    WS__TASK_N(n, void, name, WS__VOID_, , __VA_ARGS__)
+#define WS__DECLARE_N(n, R, name, ...)                               \
+    WS__TASK_PROTOS(R, name, (WS__MAP_##n(WS__PARAM_, __VA_ARGS__)), \
+                    (WS__MAP_##n(WS__LPARAM_, __VA_ARGS__)))
 
-#define WS_STACK_TASK_0(R, name)        WS__STACK_DECLS(R, name, , , , , , , WS__SRESULT_, R ws_result;)
-#define WS_STACK_VOID_TASK_0(name)      WS__STACK_DECLS(void, name, , , , , , , WS__VOID_, )
-#define WS_STACK_TASK_1(R, name, ...)   WS__STACK_R(1, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_2(R, name, ...)   WS__STACK_R(2, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_3(R, name, ...)   WS__STACK_R(3, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_4(R, name, ...)   WS__STACK_R(4, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_5(R, name, ...)   WS__STACK_R(5, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_6(R, name, ...)   WS__STACK_R(6, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_7(R, name, ...)   WS__STACK_R(7, R, name, __VA_ARGS__)
-#define WS_STACK_TASK_8(R, name, ...)   WS__STACK_R(8, R, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_1(name, ...) WS__STACK_V(1, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_2(name, ...) WS__STACK_V(2, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_3(name, ...) WS__STACK_V(3, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_4(name, ...) WS__STACK_V(4, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_5(name, ...) WS__STACK_V(5, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_6(name, ...) WS__STACK_V(6, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_7(name, ...) WS__STACK_V(7, name, __VA_ARGS__)
-#define WS_STACK_VOID_TASK_8(name, ...) WS__STACK_V(8, name, __VA_ARGS__)
+#define WS_TASK_0(R, name)        WS__TASK_DEFS(R, name, , , , , , , WS__RESULT_, R ws_result;)
+#define WS_VOID_TASK_0(name)      WS__TASK_DEFS(void, name, , , , , , , WS__VOID_, )
+#define WS_TASK_1(R, name, ...)   WS__TASK_R(1, R, name, __VA_ARGS__)
+#define WS_TASK_2(R, name, ...)   WS__TASK_R(2, R, name, __VA_ARGS__)
+#define WS_TASK_3(R, name, ...)   WS__TASK_R(3, R, name, __VA_ARGS__)
+#define WS_TASK_4(R, name, ...)   WS__TASK_R(4, R, name, __VA_ARGS__)
+#define WS_TASK_5(R, name, ...)   WS__TASK_R(5, R, name, __VA_ARGS__)
+#define WS_TASK_6(R, name, ...)   WS__TASK_R(6, R, name, __VA_ARGS__)
+#define WS_TASK_7(R, name, ...)   WS__TASK_R(7, R, name, __VA_ARGS__)
+#define WS_TASK_8(R, name, ...)   WS__TASK_R(8, R, name, __VA_ARGS__)
+#define WS_VOID_TASK_1(name, ...) WS__TASK_V(1, name, __VA_ARGS__)
+#define WS_VOID_TASK_2(name, ...) WS__TASK_V(2, name, __VA_ARGS__)
+#define WS_VOID_TASK_3(name, ...) WS__TASK_V(3, name, __VA_ARGS__)
+#define WS_VOID_TASK_4(name, ...) WS__TASK_V(4, name, __VA_ARGS__)
+#define WS_VOID_TASK_5(name, ...) WS__TASK_V(5, name, __VA_ARGS__)
+#define WS_VOID_TASK_6(name, ...) WS__TASK_V(6, name, __VA_ARGS__)
+#define WS_VOID_TASK_7(name, ...) WS__TASK_V(7, name, __VA_ARGS__)
+#define WS_VOID_TASK_8(name, ...) WS__TASK_V(8, name, __VA_ARGS__)
+
+#define WS_DECLARE_TASK_0(R, name)        WS__TASK_PROTOS(R, name, (), ())
+#define WS_DECLARE_VOID_TASK_0(name)      WS__TASK_PROTOS(void, name, (), ())
+#define WS_DECLARE_TASK_1(R, name, ...)   WS__DECLARE_N(1, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_2(R, name, ...)   WS__DECLARE_N(2, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_3(R, name, ...)   WS__DECLARE_N(3, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_4(R, name, ...)   WS__DECLARE_N(4, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_5(R, name, ...)   WS__DECLARE_N(5, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_6(R, name, ...)   WS__DECLARE_N(6, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_7(R, name, ...)   WS__DECLARE_N(7, R, name, __VA_ARGS__)
+#define WS_DECLARE_TASK_8(R, name, ...)   WS__DECLARE_N(8, R, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_1(name, ...) WS__DECLARE_N(1, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_2(name, ...) WS__DECLARE_N(2, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_3(name, ...) WS__DECLARE_N(3, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_4(name, ...) WS__DECLARE_N(4, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_5(name, ...) WS__DECLARE_N(5, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_6(name, ...) WS__DECLARE_N(6, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_7(name, ...) WS__DECLARE_N(7, void, name, __VA_ARGS__)
+#define WS_DECLARE_VOID_TASK_8(name, ...) WS__DECLARE_N(8, void, name, __VA_ARGS__)
 
 /* WS_SPAWN(name, args...), WS_CALL(name, args...): name is the first item of the list, the
  * arguments the rest, each followed by a comma before the hidden worker (an empty rest works in

@@ -1,4 +1,4 @@
-/* frames.c: the task stack of stack tasks (WS_STACK_TASK_n, worksteal.h).
+/* frames.c: the task stack of typed tasks (WS_TASK_n, worksteal.h).
  *
  * Each worker has a stack of fixed-size frames of its own, in segments of the heap. A stack
  * spawn writes the frame (the task's runner and its arguments) at `head` and moves `head` up; a
@@ -17,7 +17,7 @@
  *   - when a thief asks: the thief's request (deque.c, sdeque_ask) exchanges `end_fast` to 0 as
  *     well as the deque's limit, so the owner's next stack spawn comes here and hands over the
  *     older half of its private frames, then publishes them;
- *   - at the first spawn of a stack task the worker took from elsewhere, the oldest frame, if
+ *   - at the first spawn of a typed task the worker took from elsewhere, the oldest frame, if
  *     the pool has other threads (the deque's reserve does the same for its own pushes);
  *   - before it pushes anything else on its deque (ws__frames_flush): every private frame.
  *     The deque's items then stay in spawn order, since private frames are always newer than
@@ -25,7 +25,7 @@
  *     deque's fast path, so that every later push of the deque comes through a flush;
  *   - before it sleeps or blocks (idle.c, spare.c): every private frame, then all is published;
  *   - when profiling or tracing, or in the mutex-deque build: every frame at its spawn, so that
- *     ws_spawn and ws_sync instrument stack tasks as they do spawns.
+ *     ws_spawn and ws_sync instrument typed tasks as they do spawns.
  * A segment holds SEGMENT_FRAMES frames and one more, where a spawn that finds the segment full
  * writes its frame; the slow spawn then hands the segment's private frames over, moves that
  * frame to the bottom of a new segment and hands it over too. Its sync is therefore slow, and
@@ -43,10 +43,10 @@
  * without leaving one: a thief tries every worker whose `end_fast` is not 0 (open, or closed by
  * the owner, WS__FRAMES_CLOSED), and a steal that fails there for any reason asks (deque.c);
  * the answer publishes and wakes a sleeper (idle.c). 0 means a request is pending, or that the
- * worker runs no stack task.
+ * worker runs no typed task.
  *
  * Checks: the slow sync compares the frame's runner with the sync's task, and refuses a sync at
- * or below the head at which the running stack task began (the floor); the end of each stack
+ * or below the head at which the running typed task began (the floor); the end of each stack
  * task that the worker took from elsewhere (or ran for name_run) checks that head is back at
  * its floor. The fast sync's type check is in worksteal.h.
  */
@@ -129,7 +129,7 @@ static ws__segment *segment_new(ws__task_stack *s)
     }
     if (n == NULL) {
         fprintf(stderr,
-                "worksteal: out of memory for a stack task's frames (a segment of %zu "
+                "worksteal: out of memory for a typed task's frames (a segment of %zu "
                 "bytes)\n",
                 sizeof *n);
         abort();
@@ -273,7 +273,7 @@ static bool instrumented(ws__worker *w)
  * deque holds nothing that thieves could take, its first spawns hand their frames over, one per
  * spawn, as many as the pool has workers, so that each other worker finds one without the
  * owner's help (which it gives only at its spawns and syncs). That happens when the worker
- * starts a stack task taken from elsewhere (fresh: its first frame, once it has one) and when
+ * starts a typed task taken from elsewhere (fresh: its first frame, once it has one) and when
  * thieves took its deque's last item (deque.c, sdeque_emptied, sends the next spawn here). */
 static bool refill(ws__task_stack *s, ws__worker *w)
 {
@@ -308,7 +308,7 @@ static bool serve(ws__task_stack *s, ws__worker *w)
 }
 #endif
 
-/* A sync found sync_bar raised: a thief asks for work while this worker runs stack tasks,
+/* A sync found sync_bar raised: a thief asks for work while this worker runs typed tasks,
  * which push nothing else it could share. Answers as a slow spawn does (docs/scheduler.md,
  * "Sharing private work"); a frame handed over here is synced through the deque. */
 static WS_NOINLINE void answer(ws__task_stack *s)
@@ -329,7 +329,7 @@ void ws__frames_spawn_slow(struct ws__frames *pf)
     ws__task_stack *s = stack_of(pf);
     ws__worker *w = worker_of(s);
     if (WS_UNLIKELY(s->seg == NULL))
-        ws__contract_violation("WS_SPAWN(...)", "not inside a stack task");
+        ws__contract_violation("WS_SPAWN(...)", "not inside a typed task");
     /* relaxed: read first, so that a request arriving later makes the reopening CAS fail. */
     uint64_t seen = ws_load_relaxed(&s->f.end_fast);
     if (s->f.head == s->seg->end)
@@ -421,7 +421,7 @@ static bool in_segment(const ws__segment *g, const char *p)
     return (uintptr_t)p >= (uintptr_t)g->frames && (uintptr_t)p <= (uintptr_t)g->end;
 }
 
-/* Owner only: goes back from the bottoms of segments entered since the running stack task began
+/* Owner only: goes back from the bottoms of segments entered since the running typed task began
  * (the sync of a segment's bottom frame is slow: segment_enter hands it over). */
 static void frames_settle(ws__task_stack *s)
 {
@@ -463,12 +463,12 @@ void *ws__frames_sync_slow(struct ws__frames *pf, ws__frame_fn run, const char *
 /* The name of the task whose frames run runs (the name query of ws__frame_fn). */
 static const char *task_name(ws__frame_fn run)
 {
-    const char *name = "a stack task";
+    const char *name = "a typed task";
     run((struct ws__frames *)(void *)&name, NULL);
     return name;
 }
 
-/* The stack task run returned, leaving frames of its own (or of stack tasks it called) on the
+/* The typed task run returned, leaving frames of its own (or of typed tasks it called) on the
  * stack: names it and the newest frame's task (in the current segment, unless head is at its
  * bottom). */
 static WS_COLD _Noreturn void returned_unsynced(ws__task_stack *s, ws__frame_fn run)
@@ -478,13 +478,13 @@ static WS_COLD _Noreturn void returned_unsynced(ws__task_stack *s, ws__frame_fn 
         spawned = task_name(((const frame_head *)(void *)(s->f.head - FRAME))->run);
     char what[200];
     snprintf(what, sizeof what,
-             "returned with a WS_SPAWN(%s) unsynced, its own or a stack task's it called (WS_SYNC "
+             "returned with a WS_SPAWN(%s) unsynced, its own or a typed task's it called (WS_SYNC "
              "every WS_SPAWN before the body returns)",
              spawned);
     ws__contract_violation(task_name(run), what);
 }
 
-/* Runs a stack task's frame on worker w: the task began here, from elsewhere (a steal, a take
+/* Runs a typed task's frame on worker w: the task began here, from elsewhere (a steal, a take
  * back, name_run). */
 static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
 {
@@ -516,7 +516,7 @@ static void frames_call(ws__worker *w, ws__frame_fn run, void *frame)
     s->fresh = true;
     if (floor != NULL)
         ws__frames_close(worker_of(s));
-    else /* no stack task left on this worker: nothing for thieves to ask for */
+    else /* no typed task left on this worker: nothing for thieves to ask for */
         ws_exchange_relaxed(&s->f.end_fast, 0); /* an RMW, as every write ("Requests") */
 }
 

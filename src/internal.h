@@ -107,7 +107,7 @@ WS_SAME_FIELD_(ws_sdeque, runner, struct ws__fast, runner);
 WS_SAME_FIELD_(ws_sdeque, futures_room, struct ws__fast, futures_room);
 WS_SAME_FIELD_(ws_sdeque, dead_slots, struct ws__fast, dead_slots);
 
-/* ---- the task stack of stack tasks (frames.c) -------------------------------------------- */
+/* ---- the task stack of typed tasks (frames.c) -------------------------------------------- */
 
 /* The library's view of worksteal.h's struct ws__frames: the same layout, with the words that
  * other threads touch atomic (end_fast: thieves asking; fast_syncs: statistics readers). */
@@ -129,13 +129,13 @@ typedef struct ws__segment ws__segment;
 typedef struct ws__task_stack {
     ws__frames_words f;
     char *split;        /* the frames below it were handed to the deque (sync_bar follows it) */
-    ws__segment *seg;   /* the segment head lies in; NULL until the worker runs a stack task */
+    ws__segment *seg;   /* the segment head lies in; NULL until the worker runs a typed task */
     ws__segment *spare; /* the last segment left, kept for the next overflow */
-    char *floor;        /* head when the stack task the worker runs now began */
+    char *floor;        /* head when the typed task the worker runs now began */
     bool fresh;         /* no spawn since then, or since the deque last took the frames */
     int64_t refill;     /* frames the next spawns still hand over, one each (frames.c) */
     bool handing;       /* frames are being pushed on the deque: the push must not flush */
-    /* frames.c's flush and destroy, set when the worker first runs a stack task: the layers
+    /* frames.c's flush and destroy, set when the worker first runs a typed task: the layers
      * below call them through here (they run before those of frames.c, which uses them). */
     void (*flush)(struct ws__worker *w);
     void (*destroy)(struct ws__worker *w);
@@ -243,13 +243,6 @@ static inline void *ws__deque_item(ws__task *t)
 static inline ws__task *ws__item_task(void *item)
 {
     return (ws__task *)(void *)((uintptr_t)item & ~WS_SDEQUE_ITEM_FREE);
-}
-
-/* The argument to call t->fn with: t itself for a typed task (WS_TASK_n) that the inline
- * ws_spawn of worksteal.h pushed without storing it (WS__ARG_SELF), else t->arg. */
-static inline void *ws__task_arg(ws__task *t)
-{
-    return (t->flags & WS__ARG_SELF) ? (void *)t : t->arg;
 }
 
 /* Is t a job of the given group (and not another task that names something in owner)? */
@@ -498,7 +491,7 @@ typedef struct ws__worker {
      * read by the spare's thread, which futex-waits on it. */
     _Atomic uint32_t spare_state;
 
-    /* The task stack of stack tasks (frames.c): owner only, but for thieves' requests. */
+    /* The task stack of typed tasks (frames.c): owner only, but for thieves' requests. */
     alignas(WS_CACHE_LINE) ws__task_stack stack;
 
     /* Counters: written by this worker only, read by statistics readers. */
@@ -634,7 +627,7 @@ static inline void ws__frames_flush(ws__worker *w);
 static inline void ws__frames_close(ws__worker *w);
 /* end_fast below every frame's address, written by the owner (or the profiler) to send the next
  * stack spawn to the slow path: frames may stay private, so thieves still try the worker and
- * ask. A thief's request writes 0, as does the end of a worker's outermost stack task. */
+ * ask. A thief's request writes 0, as does the end of a worker's outermost typed task. */
 #ifndef WS_FRAMES_CLOSED_VALUE /* a model sets it to 0 (tests/model_frames_wake.c) */
 #define WS_FRAMES_CLOSED_VALUE 1
 #endif
@@ -973,6 +966,10 @@ void ws__pool_release(ws_pool *pool, uint32_t refs);
 void ws__pool_inject(ws_pool *pool, ws__task *t);
 /* False for a pool inherited through fork(): its threads exist only in the parent. */
 bool ws__pool_alive(const ws_pool *pool);
+/* The run of a typed task's name_run (frames.c): ws_pool_run(pool, fn, arg), where pool NULL is
+ * the calling worker's pool, or the default pool on other threads; an error aborts, naming
+ * what. Any thread; blocks. */
+void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what);
 /* The default pool for fork-join and loops called from outside a worker, made on first use;
  * NULL once the process is exiting (its default pool destroyed): the caller runs inline. */
 ws_pool *ws__default_pool_if_live(void);
@@ -1061,7 +1058,7 @@ static inline void ws__frames_init(ws__worker *w)
     s->f.head = NULL;
     s->split = NULL;
     /* relaxed: before the thread starts. 0: every spawn goes to the slow path (frames.c makes
-     * the first segment when the worker first runs a stack task); split NULL likewise. */
+     * the first segment when the worker first runs a typed task); split NULL likewise. */
     ws_store_relaxed(&s->f.end_fast, 0);
     ws_store_relaxed(&s->f.sync_bar, 0);
     ws_store_relaxed(&s->f.fast_syncs, 0);

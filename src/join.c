@@ -29,12 +29,6 @@ enum {
     SPAWN_RAN = 1u << 12,            /* run at the spawn: the deque could not grow */
 };
 
-/* How t was spawned (the SPAWN_* flags), leaving out whether its argument is itself. */
-static inline uint32_t spawn_kind(const ws__task *t)
-{
-    return t->flags & ~WS__ARG_SELF;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Exceptions                                                                                */
 /* ---------------------------------------------------------------------------------------- */
@@ -308,7 +302,7 @@ static void finish_fast_push(ws__worker *w, ws__task *t, const char *function, c
     if (WS_LIKELY(p == t)) {
         /* relaxed: a statistic with one writer (this worker). */
         ws_counter_add(&w->deque.fast_joins, 1);
-        t->fn(ws__task_arg(t));
+        t->fn(t->arg);
         return;
     }
     ws__count(w, spawns, 1); /* pushed, but not popped back */
@@ -472,13 +466,13 @@ static WS_NOINLINE void sync_on_worker(ws__task *t)
     ws__spawn *s = (ws__spawn *)t;
     /* relaxed: the spawning thread's own earlier store. The inline ws_sync marks the index. */
     if (ws_load_relaxed(&t->state) == WS_TASK_SYNCED ||
-        (spawn_kind(t) == SPAWN_INLINE && s->bottom == WS__NOT_INLINE))
+        (t->flags == SPAWN_INLINE && s->bottom == WS__NOT_INLINE))
         ws__contract_violation("ws_sync", "task synced twice");
     if (t->flags != SPAWN_RAN) {
         if (w == NULL)
             ws__contract_violation("ws_sync", "a task synced on a thread that did not spawn it");
         w->deque.open_spawns--;
-        if (spawn_kind(t) == SPAWN_INLINE)
+        if (t->flags == SPAWN_INLINE)
             finish_fast_push(w, t, "ws_sync", "spawn");
         else if (!sync_popped_fast(w, t))
             join_finish(w, t, "ws_sync", "spawn");
@@ -491,7 +485,7 @@ static WS_NOINLINE void sync_on_worker(ws__task *t)
 void ws_sync(ws_task *task)
 {
     ws__task *t = (ws__task *)task;
-    if (WS_LIKELY(t != NULL && (t->flags == SPAWN_IN_DEQUE || spawn_kind(t) == SPAWN_INLINE ||
+    if (WS_LIKELY(t != NULL && (t->flags == SPAWN_IN_DEQUE || t->flags == SPAWN_INLINE ||
                                 t->flags == SPAWN_RAN))) {
         sync_on_worker(t);
         return;

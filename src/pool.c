@@ -35,7 +35,7 @@
 
 /* The default worker stack: STACK_PER_MAIN times the main thread's limit (the soft
  * RLIMIT_STACK), at most MAX_DEFAULT_STACK. A recursion that fits the main thread's stack as
- * plain calls then fits a worker's as stack tasks: a stack task's level takes more C stack than
+ * plain calls then fits a worker's as typed tasks: a typed task's level takes more C stack than
  * a plain call of the same function, most when its frame was handed to the deque (its sync then
  * runs it through ws_sync), which a chain deeper than a segment of frames does at nearly every
  * level (frames.c). Measured for the smallest function, a plain level of 16 bytes: 384 bytes per
@@ -641,9 +641,12 @@ int ws_pool_run(ws_pool *pool, ws_fn fn, void *arg)
 
 void ws__typed_run(ws_pool *pool, ws_fn fn, void *arg, const char *what)
 {
+    ws__worker *w = ws__tls_worker;
     if (pool != NULL)
         ws__pool_check_live(pool, what);
-    int err = ws_pool_run(pool != NULL ? pool : ws_default_pool(), fn, arg);
+    else /* as ws_future_submit: a task's name_run from its own pool's code stays a call */
+        pool = w != NULL ? w->pool : ws_default_pool();
+    int err = ws_pool_run(pool, fn, arg);
     if (err == ESHUTDOWN)
         ws__contract_violation(what, "the pool is being destroyed (ws_pool_run: ESHUTDOWN)");
     if (err != 0)

@@ -173,7 +173,7 @@ void ws__run_child(ws__worker *w, ws__task *t, const char *what)
 {
     /* relaxed: the PROFILED bit was set before the task was published. */
     uint32_t state = ws_load_relaxed(&t->state);
-    void *arg = ws__task_arg(t);
+    void *arg = t->arg;
     if (WS_UNLIKELY(state & WS_TASK_PROFILED)) {
         if (w != NULL && (strcmp(what, "stolen") == 0 || strcmp(what, "leapfrog") == 0))
             ws__prof_mark_stolen(w, t->owner);

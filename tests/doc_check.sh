@@ -15,7 +15,8 @@
 #     the docs state;
 #   - required fields: the ws_mpi_work fields run.c rejects when unset are the ones the header
 #     marks "required";
-#   - every trace event src/trace.c writes is a row of docs/profiling.md's event table.
+#   - every trace event src/trace.c writes is a row of docs/profiling.md's event table;
+#   - no doc but docs/benchmarks.md mentions a machine's load or a date (file:line for each).
 # On a failure it says what to add or fix, and where. usage: doc_check.sh SOURCE_DIR
 set -eu
 src=$1
@@ -194,11 +195,33 @@ while read -r ev; do
     fi
 done < "$tmp/trace_events"
 
+# ---- the reference docs carry no logbook ----
+# A figure measured on a particular day on a loaded machine belongs in docs/benchmarks.md, beside
+# its command and the date and load of its run; the other docs state the design and point there.
+# So outside docs/benchmarks.md: no "load average", no "load N", no dates.
+logbook_exempt="docs/benchmarks.md"
+# Docs that still carry such figures and are not checked yet; the check covers each one as soon
+# as its name is taken off this list.
+logbook_pending="README.md docs/api.md"
+months='Jan(uary)?|Feb(ruary)?|Mar(ch)?|Apr(il)?|May|June?|July?|Aug(ust)?|Sep(t(ember)?)?|Oct(ober)?|Nov(ember)?|Dec(ember)?'
+logbook_pattern="[Ll]oad average|\\b[Ll]oad [0-9]|\\b20[0-9][0-9]-[01][0-9]-[0-3][0-9]\\b|\\b($months)\\.? +([0-9]{1,2}(st|nd|rd|th)?|20[0-9][0-9])\\b|\\b[0-9]{1,2} +($months)\\b"
+for f in "$src"/README.md "$src"/docs/*.md; do
+    rel=${f#"$src"/}
+    case " $logbook_exempt $logbook_pending " in *" $rel "*) continue ;; esac
+    grep -nE "$logbook_pattern" "$f" | cut -c1-120 | sed "s|^|$rel:|" > "$tmp/logbook" || true
+    if [ -s "$tmp/logbook" ]; then
+        cat "$tmp/logbook"
+        echo "$rel: a machine load or a date (above) outside docs/benchmarks.md: move the figure to"
+        echo "  a section of docs/benchmarks.md, with its command, and link to it."
+        fail=1
+    fi
+done
+
 if [ "$fail" -ne 0 ]; then
-    echo "doc_check: docs/api.md (or the README) and the code disagree; see above."
+    echo "doc_check: the docs and the code disagree, or a doc carries a logbook figure; see above."
     exit 1
 fi
 echo "doc_check: $(wc -l < "$tmp/functions") public functions and $(wc -l < "$tmp/env")" \
     "environment variables, all documented in docs/api.md; $(wc -l < "$tmp/mpi_defaults")" \
     "worksteal_mpi defaults, its required fields and $(wc -l < "$tmp/trace_events") trace events" \
-    "agree with the code"
+    "agree with the code; no load or date outside docs/benchmarks.md"

@@ -8,7 +8,10 @@
 #            GenMC says "No errors were detected" also when no execution completes (each one cut
 #            by an assumption, e.g. a futex wait that nobody ends, which it counts as blocked):
 #            a pass below its floor is "vacuous" and fails the case.
-# e.g. "SCENARIO=1,WEAKEN=0:pass:400", "--imm,SCENARIO=2:pass:9000", "SCENARIO=2,WEAKEN=1:fail".
+#   :long    appended to a case: it runs only with GENMC_LONG=1 (make models); make test runs the
+#            cases that take seconds, so that every model runs there and the suite stays short.
+# e.g. "SCENARIO=1,WEAKEN=0:pass:400", "--imm,SCENARIO=2:pass:9000", "SCENARIO=2,WEAKEN=1:fail",
+# "SCENARIO=2,WEAKEN=0:pass:65000:long".
 # Skipped (exit 77) when the checker is not installed.
 # usage: tests/genmc_model.sh SOURCE_DIR MODEL.c CASE...   (GENMC=path overrides the checker;
 # GENMC_FLAGS adds checker options to every case)
@@ -37,7 +40,20 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 failed=0
+long_skipped=0
 for c in "$@"; do
+    # A case of make test that runs longer than this is stopped: it belongs to the long ones.
+    limit="timeout 300"
+    case $c in
+    *:long)
+        c=${c%:long}
+        limit=
+        if [ "${GENMC_LONG:-0}" != 1 ]; then
+            long_skipped=$((long_skipped + 1))
+            continue
+        fi
+        ;;
+    esac
     want=$(echo "$c" | cut -d: -f2)
     floor=$(echo "$c" | cut -s -d: -f3)
     defs=${c%%:*}
@@ -58,7 +74,7 @@ for c in "$@"; do
     fi
     start=$(date +%s)
     # shellcheck disable=SC2086
-    out=$("$genmc" $mm --disable-estimation ${GENMC_FLAGS:-} $opts -- -I "$src/src" \
+    out=$($limit "$genmc" $mm --disable-estimation ${GENMC_FLAGS:-} $opts -- -I "$src/src" \
         -I "$src/include" $flags "$src/$model" 2>&1)
     secs=$(($(date +%s) - start))
     complete=$(echo "$out" | sed -n 's/^Number of complete executions explored: *//p')
@@ -76,4 +92,7 @@ for c in "$@"; do
         echo "$out" | tail -40
     fi
 done
+if [ "$long_skipped" -gt 0 ]; then
+    echo "$name: $long_skipped long case(s) not run (GENMC_LONG=1, or make models, runs them)"
+fi
 exit $failed

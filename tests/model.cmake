@@ -64,7 +64,7 @@ ws_add_model(model_future model_future WEAKEN=0:pass:16 CANCEL=1:pass:135 FREE_E
 ws_add_model(model_future_inline model_future_inline WEAKEN=0:pass:19 CANCEL=1:pass:128 WEAKEN=1:fail
              WEAKEN=2:fail WEAKEN=3:fail)
 
-# The stack tasks' task stack (src/frames.c, with the header's inline spawn and sync) on the
+# The typed tasks' task stack (src/frames.c, with the header's inline spawn and sync) on the
 # real deque: every leaf runs once with its arguments, a thief's request is never lost with the
 # stack spawns' fast path open, and the flush keeps the deque in spawn order; fails with the
 # owner's reopening CAS or the thief's exchange of end_fast relaxed (tests/model_frames.c).

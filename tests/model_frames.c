@@ -1,11 +1,11 @@
-/* model_frames.c: the stack tasks' task stack (src/frames.c, included as it is, with the inline
+/* model_frames.c: the typed tasks' task stack (src/frames.c, included as it is, with the inline
  * spawn and sync of include/worksteal.h) on the real split deque (src/deque.c), under the GenMC
  * model checker (RC11), in every execution it allows.
  *
  *   genmc --rc11 --disable-estimation -- -I src -I include [-DSCENARIO=n] [-DWEAKEN=n]
  *         tests/model_frames.c
  *
- * Worker 0 runs a stack task (frames.c's frames_call, as for a task it took) that spawns two
+ * Worker 0 runs a typed task (frames.c's frames_call, as for a task it took) that spawns two
  * leaves with WS_SPAWN and syncs them with WS_SYNC; worker 1, a thief, steals from worker 0's
  * deque (ws_sdeque_steal, which asks when nothing is public) and runs what it takes as the
  * worker loop does: the record's function (frames.c's run_handed, which runs the frame in place
@@ -91,7 +91,7 @@ void ws__typed_run(ws_pool *p, ws_fn fn, void *arg, const char *what)
 
 static atomic_int runs[3];
 
-WS_STACK_TASK_1(int, leaf, int, x)
+WS_TASK_1(int, leaf, int, x)
 {
     (void)ws_w_;
     assert(x >= 1 && x <= 2);
@@ -123,7 +123,7 @@ static void check_requests(void)
     }
 }
 
-WS_STACK_TASK_0(int, root)
+WS_TASK_0(int, root)
 {
     WS_SPAWN(leaf, 1);
     WS_SPAWN(leaf, 2);

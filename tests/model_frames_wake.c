@@ -5,7 +5,7 @@
  *
  *   genmc --rc11 --disable-estimation -- -I src -I include [-DWITHOUT=n] tests/model_frames_wake.c
  *
- * Worker 0 runs a stack task (frames.c's frames_call, as for a task it took) that makes ROUNDS
+ * Worker 0 runs a typed task (frames.c's frames_call, as for a task it took) that makes ROUNDS
  * rounds of WS_SPAWN(leaf) then WS_SYNC(leaf). Worker 1, a thief, runs the worker loop: the idle
  * search (ws__idle_find_work with worker.c's look, park), runs what it takes as the loop does
  * (ws__task_run_taken: frames.c's run_handed runs the frame in place on the thief's own task
@@ -36,7 +36,7 @@
  * ws__idle_find_work directly (next_task's own look before it is the same look).
  *
  * Bounds. The idle ladder is cut to its last step, as in tests/model_idle.c
- * (WS_IDLE_SPIN_ROUNDS and WS_IDLE_YIELD_ROUNDS 0). The thief starts once the stack task runs.
+ * (WS_IDLE_SPIN_ROUNDS and WS_IDLE_YIELD_ROUNDS 0). The thief starts once the typed task runs.
  * A search that slept and finds nothing after waking ends through should_leave, as a spare's
  * does (search_end, the hand-off), and the loop starts the next one in a frame of its own: a
  * second park in one call of ws__idle_find_work writes park's local `more` at the address its
@@ -154,7 +154,7 @@ _Noreturn void ws__contract_violation(const char *function, const char *what)
 
 static atomic_int runs[ROUNDS + 1];
 
-WS_STACK_TASK_1(int, leaf, int, x)
+WS_TASK_1(int, leaf, int, x)
 {
     (void)ws_w_;
     assert(x >= 1 && x <= ROUNDS);
@@ -183,9 +183,9 @@ static void check_not_stranded(void)
 
 static atomic_int started;
 
-WS_STACK_TASK_0(int, root)
+WS_TASK_0(int, root)
 {
-    /* release: the thief starts searching once the stack task runs (its end_fast closed). */
+    /* release: the thief starts searching once the typed task runs (its end_fast closed). */
     atomic_store_explicit(&started, 1, memory_order_release);
     int sum = 0;
     for (int i = 1; i <= ROUNDS; i++) {
@@ -233,7 +233,7 @@ static void *thief(void *arg)
 {
     ws__worker *w = arg;
     ws__tls_worker = w;
-    /* acquire: pairs with the release at the stack task's start. */
+    /* acquire: pairs with the release at the typed task's start. */
     while (atomic_load_explicit(&started, memory_order_acquire) == 0)
         ;
     work(w);

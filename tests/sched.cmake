@@ -37,17 +37,6 @@ endforeach()
 # The park/wake store-buffering pattern as a litmus test (test_idle_litmus.c).
 ws_add_test(test_idle_litmus SOURCES test_idle_litmus.c TIMEOUT 180 LABELS sched)
 
-# The typed task layer (WS_TASK_n) and the inline ws_join of worksteal.h.
-foreach(p 1 2 4)
-  ws_add_test(test_sched_typed SOURCES test_sched_typed.c TIMEOUT 180 LABELS sched ARGS ${p})
-endforeach()
-# The same with the inline fast path turned off (WS_NO_INLINE_JOIN): the typed layer and the
-# calls go to the library's functions.
-add_executable(test_sched_typed_no_inline test_sched_typed.c)
-target_link_libraries(test_sched_typed_no_inline PRIVATE ws_internal)
-target_compile_definitions(test_sched_typed_no_inline PRIVATE WS_NO_INLINE_JOIN)
-ws_add_test(test_sched_typed_no_inline TIMEOUT 180 LABELS sched ARGS 2)
-
 # Work a blocked worker holds stays within reach: past the public part's 16 bits, and from a
 # worker waiting in ws_pool_run on another pool (test_sched_stranded.c; a hang is the failure).
 foreach(c publish pool_run)
@@ -61,25 +50,11 @@ foreach(c parse contended score)
   ws_add_test(test_sched_contention SOURCES test_sched_contention.c TIMEOUT 120 LABELS sched
               ARGS ${c})
 endforeach()
-# The typed layer's arities 0..8, void tasks, name_run from outside and from another pool's task,
-# a chain of open spawns deeper than a deque, and name_run's abort on a pool it cannot use.
-foreach(c arity nested deep)
-  foreach(p 1 2 4)
-    ws_add_test(test_sched_typed_arity SOURCES test_sched_typed_arity.c TIMEOUT 180
-                LABELS sched ARGS ${c} ${p})
-  endforeach()
-endforeach()
-ws_add_test(test_sched_typed_arity SOURCES test_sched_typed_arity.c TIMEOUT 120 LABELS sched
-            ARGS shutdown)
-add_executable(test_sched_typed_arity_no_inline test_sched_typed_arity.c)
-target_link_libraries(test_sched_typed_arity_no_inline PRIVATE ws_internal)
-target_compile_definitions(test_sched_typed_arity_no_inline PRIVATE WS_NO_INLINE_JOIN)
-ws_add_test(test_sched_typed_arity_no_inline TIMEOUT 180 LABELS sched ARGS arity 2)
-
-# Stack tasks (WS_STACK_TASK_n, src/frames.c): arities, name_run from everywhere, exactly-once
-# trees on more workers than cores, chains deeper than many segments, the rest of the API inside
-# a stack task, statistics, profiling, tracing, and the contract violations' one line and abort.
-foreach(c arity nested deep boundary mix order)
+# Typed tasks (WS_TASK_n, src/frames.c): arities, name_run from everywhere, declarations and
+# mutual recursion, exactly-once trees on more workers than cores, chains deeper than many
+# segments, the rest of the API inside a typed task, statistics, profiling, tracing, and the
+# contract violations' one line and abort (name_run on a pool inherited through fork() too).
+foreach(c arity nested mutual deep boundary mix order)
   foreach(p 1 2 4)
     ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched
                 ARGS ${c} ${p})
@@ -93,14 +68,14 @@ foreach(c "stats 1" "stats 2" "profile 2" "trace 2" "spread 2" "spread 4" "sprea
   separate_arguments(args UNIX_COMMAND "${c}")
   ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched ARGS ${args})
 endforeach()
-foreach(c abort_sync_other abort_sync_none abort_unsynced abort_no_memory)
+foreach(c forked abort_sync_other abort_sync_none abort_unsynced abort_no_memory)
   ws_add_test(test_sched_stack SOURCES test_sched_stack.c TIMEOUT 180 LABELS sched ARGS ${c})
 endforeach()
 # The same through the library's slow paths alone (WS_NO_INLINE_JOIN).
 add_executable(test_sched_stack_no_inline test_sched_stack.c)
 target_link_libraries(test_sched_stack_no_inline PRIVATE ws_internal)
 target_compile_definitions(test_sched_stack_no_inline PRIVATE WS_NO_INLINE_JOIN)
-foreach(c arity stress deep boundary mix order spread)
+foreach(c arity mutual stress deep boundary mix order spread)
   ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS ${c} 2)
 endforeach()
 ws_add_test(test_sched_stack_no_inline TIMEOUT 180 LABELS sched ARGS stats 1)
@@ -117,7 +92,7 @@ add_test(NAME test_sched_stack_strict
          COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target test_sched_stack_strict)
 set_tests_properties(test_sched_stack_strict PROPERTIES TIMEOUT 300 LABELS sched)
 
-# The stack tasks as a user links them (tests/test_stack_link.c): against the shared library with
+# The typed tasks as a user links them (tests/test_stack_link.c): against the shared library with
 # lazy binding, and against the static library, at -O0 and -O2; a register pinned across the
 # slow spawn's inline asm must keep its value.
 foreach(link shared static)
@@ -133,17 +108,17 @@ foreach(link shared static)
     ws_add_test(${t} TIMEOUT 120 LABELS sched)
   endforeach()
 endforeach()
-# Every stack-task case once more against the shared library, bound lazily: the same source,
+# Every typed-task case once more against the shared library, bound lazily: the same source,
 # without the case that needs the library's internal allocation hook.
 add_executable(test_sched_stack_shared test_sched_stack.c)
 target_link_libraries(test_sched_stack_shared PRIVATE worksteal_shared ws_warnings)
 target_include_directories(test_sched_stack_shared PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(test_sched_stack_shared PRIVATE _GNU_SOURCE WS_TEST_SHARED)
 target_link_options(test_sched_stack_shared PRIVATE -Wl,-z,lazy)
-foreach(c arity nested deep boundary mix order stress spread)
+foreach(c arity nested mutual deep boundary mix order stress spread)
   ws_add_test(test_sched_stack_shared TIMEOUT 180 LABELS sched ARGS ${c} 2)
 endforeach()
-foreach(c "stats 1" "profile 2" abort_sync_other abort_sync_none abort_unsynced)
+foreach(c "stats 1" "profile 2" forked abort_sync_other abort_sync_none abort_unsynced)
   separate_arguments(args UNIX_COMMAND "${c}")
   ws_add_test(test_sched_stack_shared TIMEOUT 180 LABELS sched ARGS ${args})
 endforeach()

@@ -9,6 +9,17 @@ static void add_one(void *p)
     ++*static_cast<int *>(p);
 }
 
+// The typed tasks, as C++: a declaration used before its definition, eight arguments, spawn,
+// call and sync by name, void tasks, one of no arguments.
+WS_DECLARE_TASK_2(int, add, int, x, int, y);
+
+WS_TASK_1(int, add_twice, int, x)
+{
+    WS_SPAWN(add, x, x);
+    int y = WS_CALL(add, x, 12);
+    return WS_SYNC(add) + y;
+}
+
 WS_TASK_2(int, add, int, x, int, y)
 {
     return x + y;
@@ -24,8 +35,7 @@ WS_VOID_TASK_1(bump, int *, p)
     ++*p;
 }
 
-// The stack tasks, as C++: spawn, call and sync by name, a void task of no arguments.
-WS_STACK_TASK_1(long, sfib, int, n)
+WS_TASK_1(long, sfib, int, n)
 {
     if (n < 2)
         return n;
@@ -34,7 +44,7 @@ WS_STACK_TASK_1(long, sfib, int, n)
     return x + WS_SYNC(sfib);
 }
 
-WS_STACK_VOID_TASK_0(snop)
+WS_VOID_TASK_0(snop)
 {
 }
 
@@ -45,12 +55,8 @@ int main()
     ws_task task;
     ws_spawn(&task, add_one, &a);
     ws_sync(&task);
-    add_frame f;
-    add_spawn(&f, 40, 2); // the typed layer, as C++
-    int sum = add_sync(&f);
-    bump_frame bf;
-    bump_spawn(&bf, &b); // a void task
-    bump_sync(&bf);
+    int sum = add_twice_run(nullptr, 10); // 10 + 10 + 10 + 12
+    bump_run(nullptr, &b);
     bump_run(nullptr, &b);
     long weight = weigh_run(nullptr, 1, 1, 1, 1, 1, 1, 1, 1); // eight arguments, run from outside
     snop_run(nullptr);

@@ -27,11 +27,6 @@ WS_TASK_1(int, typed_id, int, x)
     return x;
 }
 
-WS_STACK_TASK_1(int, stack_id, int, x)
-{
-    return x;
-}
-
 static ws_pool *destroyed_pool(void)
 {
     ws_pool *pool;
@@ -94,11 +89,6 @@ static void call_typed_run(ws_pool *p)
     printf("%d\n", typed_id_run(p, 1));
 }
 
-static void call_stack_run(ws_pool *p)
-{
-    printf("%d\n", stack_id_run(p, 1));
-}
-
 typedef struct use_case {
     const char *function;
     void (*call)(ws_pool *p);
@@ -110,7 +100,6 @@ static const use_case cases[] = {
     {"ws_submit", call_submit},         {"ws_future_submit", call_future_submit},
     {"ws_group_init", call_group_init}, {"ws_pool_stats", call_stats},
     {"ws_pool_profile", call_profile},  {"typed_id_run", call_typed_run},
-    {"stack_id_run", call_stack_run},
 };
 
 static void child(void *arg)

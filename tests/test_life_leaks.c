@@ -41,23 +41,13 @@ static void fib_spawn(void *p)
     c->result = x.result + y.result;
 }
 
-WS_TASK_1(long, fib_typed, int, n)
+WS_TASK_1(long, fib_task, int, n)
 {
     if (n < 2)
         return n;
-    fib_typed_frame t;
-    fib_typed_spawn(&t, n - 1);
-    long y = fib_typed(n - 2);
-    return fib_typed_sync(&t) + y;
-}
-
-WS_STACK_TASK_1(long, fib_stack, int, n)
-{
-    if (n < 2)
-        return n;
-    WS_SPAWN(fib_stack, n - 1);
-    long y = WS_CALL(fib_stack, n - 2);
-    return WS_SYNC(fib_stack) + y;
+    WS_SPAWN(fib_task, n - 1);
+    long y = WS_CALL(fib_task, n - 2);
+    return WS_SYNC(fib_task) + y;
 }
 
 /* ---- futures ---- */
@@ -147,7 +137,7 @@ static void groups(int n)
 /* ---- everything, from one root ---- */
 
 typedef struct all_result {
-    long join, spawn, typed, stack, futures;
+    long join, spawn, task, futures;
     unsigned long long loop;
     uint64_t reduce;
 } all_result;
@@ -160,8 +150,7 @@ static void all_root(void *arg)
     fib_spawn(&b);
     r->join = (long)a.result;
     r->spawn = (long)b.result;
-    r->typed = fib_typed(15);
-    r->stack = fib_stack_run(the_pool, 15);
+    r->task = fib_task_run(the_pool, 15);
     r->futures = futures_round(20);
     atomic_ullong hits = 0;
     ws_parallel_for(0, 3000, 0, count_range, &hits);
@@ -176,8 +165,7 @@ static void check_all(const all_result *r)
 {
     ASSERT_EQ(r->join, 610);
     ASSERT_EQ(r->spawn, 610);
-    ASSERT_EQ(r->typed, 610);
-    ASSERT_EQ(r->stack, 610);
+    ASSERT_EQ(r->task, 610);
     ASSERT_EQ(r->futures, 190);
     ASSERT_UEQ(r->loop, 3000);
     ASSERT_UEQ(r->reduce, 499500);
@@ -201,7 +189,7 @@ static void from_outside(void)
     sched_fib_arg c = {12, 0};
     sched_fib_join(&c); /* the default pool from outside (on an explicit pool's case too) */
     ASSERT_UEQ(c.result, 144);
-    ASSERT_EQ(fib_typed_run(the_pool, 12), 144);
+    ASSERT_EQ(fib_task_run(the_pool, 12), 144);
 }
 
 static void *outside_thread(void *arg)

@@ -1,14 +1,19 @@
-/* test_sched_stack: stack tasks (WS_STACK_TASK_n, worksteal.h; the task stack of src/frames.c).
+/* test_sched_stack: typed tasks (WS_TASK_n, worksteal.h; the task stack of src/frames.c).
  *
- *   arity    WS_STACK_TASK_n and WS_STACK_VOID_TASK_n for n = 0..8 (a struct, a double with a
+ *   arity    WS_TASK_n and WS_VOID_TASK_n for n = 0..8 (a struct, a double with a
  *            fraction and a pointer among the arguments, each weighted by its position so that a
  *            swap or a lost argument changes the answer): spawned together inside a task that
  *            is itself spawned, synced newest first, called with WS_CALL; every void task leaves
  *            its mark exactly once per run.
- *   nested   name_run on a given pool and on NULL (the default pool) from main, from a ws_pool_run
- *            function on a worker of the same pool (a plain call on that thread), and from a
- *            stack task of another pool with a WS_SPAWN held open across the runs.
- *   stress   a tree of stack tasks, each node adding one to its own counter (indexed by node id),
+ *   nested   name_run on a given pool, on NULL and on the default pool from main (where NULL is
+ *            the default pool), from a ws_pool_run function on a worker of the same pool (a
+ *            plain call on that thread, given the pool or NULL), and from a task of another pool
+ *            with a WS_SPAWN held open across the runs.
+ *   mutual   tasks declared (WS_DECLARE_TASK_n, WS_DECLARE_VOID_TASK_n) and defined after the
+ *            tasks that use them: BOTS nqueens' shape (a row task spawning a level task per
+ *            column, which spawns the row task again), an even/odd pair with results, a void
+ *            pair, and tasks of no arguments, each against a plain recursive computation.
+ *   stress   a tree of typed tasks, each node adding one to its own counter (indexed by node id),
  *            with random stalls, many rounds: every counter exactly 1, and fib right.
  *   deep     chains of 100,000+ levels (fewer under ThreadSanitizer, which keeps at most 65,536
  *            calls per stack) with one, then two, WS_SPAWN held open per level, far past a
@@ -17,9 +22,9 @@
  *   boundary a spawn, a call that spawns, and their syncs at every head around the ends of the
  *            first two segments: a call that crossed into a new segment returns with head back
  *            where its caller keeps it.
- *   mix      inside a stack task with private frames outstanding: ws_spawn/ws_sync interleaved
+ *   mix      inside a typed task with private frames outstanding: ws_spawn/ws_sync interleaved
  *            with WS_SPAWN/WS_SYNC, ws_join, ws_parallel_for, a group and a future, each running
- *            stack tasks of its own; every result exact.
+ *            typed tasks of its own; every result exact.
  *   order    a private frame, a ws_spawn, then a group job's push (which hands the frame over):
  *            the ws_spawn's sync still finds its task on top of the deque.
  *   spread   a root spawning batches of leaves (each batch private when spawned, then synced)
@@ -32,6 +37,7 @@
  *            fork at least; the pool runs normally afterwards.
  *   trace    fib under WS_TRACE (in a forked child): the trace has one task event per fork, and
  *            one for the root.
+ *   forked   name_run on a pool inherited through fork() aborts with one line naming name_run.
  *   abort_sync_other, abort_sync_none, abort_unsynced, abort_no_memory
  *            contract violations, each in a forked child: SIGABRT and exactly the one stderr line
  *            of src/frames.c (a sync of another task's frame, in the fast path and handed over; a
@@ -50,9 +56,9 @@
 
 #include <stdatomic.h>
 
-/* Two warnings of worksteal.h's stack tasks under -Wextra, errors with -Werror: a task whose body
+/* Two warnings of worksteal.h's typed tasks under -Wextra, errors with -Werror: a task whose body
  * uses none of WS_SPAWN, WS_SYNC and WS_CALL leaves the hidden worker parameter unused
- * (-Wunused-parameter), and WS_STACK_VOID_TASK_0 a variable of its runner (-Wunused-variable,
+ * (-Wunused-parameter), and WS_VOID_TASK_0 a variable of its runner (-Wunused-variable,
  * silenced at v0 below). The entry test_sched_stack_strict (sched.cmake) builds this file with
  * WS_TEST_STACK_STRICT, without the pragmas, and fails while the header warns. */
 #ifndef WS_TEST_STACK_STRICT
@@ -83,40 +89,40 @@ static long weigh_double(double g)
     return (long)(g * 4.0) - 24;
 }
 
-WS_STACK_TASK_0(long, s0)
+WS_TASK_0(long, s0)
 {
     return 7;
 }
-WS_STACK_TASK_1(long, s1, long, a)
+WS_TASK_1(long, s1, long, a)
 {
     return a;
 }
-WS_STACK_TASK_2(long, s2, long, a, int, b)
+WS_TASK_2(long, s2, long, a, int, b)
 {
     return WS_CALL(s1, a) + b * 10L;
 }
-WS_STACK_TASK_3(long, s3, long, a, int, b, short, c)
+WS_TASK_3(long, s3, long, a, int, b, short, c)
 {
     return WS_CALL(s2, a, b) + c * 100L;
 }
-WS_STACK_TASK_4(long, s4, long, a, int, b, short, c, char, d)
+WS_TASK_4(long, s4, long, a, int, b, short, c, char, d)
 {
     return WS_CALL(s3, a, b, c) + d * 1000L;
 }
-WS_STACK_TASK_5(long, s5, long, a, int, b, short, c, char, d, pair, e)
+WS_TASK_5(long, s5, long, a, int, b, short, c, char, d, pair, e)
 {
     return WS_CALL(s4, a, b, c, d) + weigh_pair(e) * 10000L;
 }
-WS_STACK_TASK_6(long, s6, long, a, int, b, short, c, char, d, pair, e, unsigned, f)
+WS_TASK_6(long, s6, long, a, int, b, short, c, char, d, pair, e, unsigned, f)
 {
     return WS_CALL(s5, a, b, c, d, e) + (long)f * 100000L;
 }
-WS_STACK_TASK_7(long, s7, long, a, int, b, short, c, char, d, pair, e, unsigned, f, double, g)
+WS_TASK_7(long, s7, long, a, int, b, short, c, char, d, pair, e, unsigned, f, double, g)
 {
     return WS_CALL(s6, a, b, c, d, e, f) + weigh_double(g) * 1000000L;
 }
-WS_STACK_TASK_8(long, s8, long, a, int, b, short, c, char, d, pair, e, unsigned, f, double, g,
-                const long *, h)
+WS_TASK_8(long, s8, long, a, int, b, short, c, char, d, pair, e, unsigned, f, double, g,
+          const long *, h)
 {
     return WS_CALL(s7, a, b, c, d, e, f, g) + *h * 10000000L;
 }
@@ -131,50 +137,49 @@ static _Atomic long zero_runs;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-variable"
 #endif
-WS_STACK_VOID_TASK_0(v0)
+WS_VOID_TASK_0(v0)
 {
     atomic_fetch_add(&zero_runs, 1);
 }
 #ifndef WS_TEST_STACK_STRICT
 #pragma GCC diagnostic pop
 #endif
-WS_STACK_VOID_TASK_1(v1, _Atomic long *, out)
+WS_VOID_TASK_1(v1, _Atomic long *, out)
 {
     atomic_fetch_add(out, 1);
 }
-WS_STACK_VOID_TASK_2(v2, _Atomic long *, out, long, a)
+WS_VOID_TASK_2(v2, _Atomic long *, out, long, a)
 {
     atomic_fetch_add(out, WS_CALL(s1, a));
 }
-WS_STACK_VOID_TASK_3(v3, _Atomic long *, out, long, a, int, b)
+WS_VOID_TASK_3(v3, _Atomic long *, out, long, a, int, b)
 {
     atomic_fetch_add(out, WS_CALL(s2, a, b));
 }
-WS_STACK_VOID_TASK_4(v4, _Atomic long *, out, long, a, int, b, short, c)
+WS_VOID_TASK_4(v4, _Atomic long *, out, long, a, int, b, short, c)
 {
     atomic_fetch_add(out, WS_CALL(s3, a, b, c));
 }
-WS_STACK_VOID_TASK_5(v5, _Atomic long *, out, long, a, int, b, short, c, char, d)
+WS_VOID_TASK_5(v5, _Atomic long *, out, long, a, int, b, short, c, char, d)
 {
     atomic_fetch_add(out, WS_CALL(s4, a, b, c, d));
 }
-WS_STACK_VOID_TASK_6(v6, _Atomic long *, out, long, a, int, b, short, c, char, d, pair, e)
+WS_VOID_TASK_6(v6, _Atomic long *, out, long, a, int, b, short, c, char, d, pair, e)
 {
     atomic_fetch_add(out, WS_CALL(s5, a, b, c, d, e));
 }
-WS_STACK_VOID_TASK_7(v7, _Atomic long *, out, long, a, int, b, short, c, char, d, pair, e, unsigned,
-                     f)
+WS_VOID_TASK_7(v7, _Atomic long *, out, long, a, int, b, short, c, char, d, pair, e, unsigned, f)
 {
     atomic_fetch_add(out, WS_CALL(s6, a, b, c, d, e, f));
 }
-WS_STACK_VOID_TASK_8(v8, _Atomic long *, out, long, a, int, b, short, c, char, d, pair, e, unsigned,
-                     f, double, g)
+WS_VOID_TASK_8(v8, _Atomic long *, out, long, a, int, b, short, c, char, d, pair, e, unsigned, f,
+               double, g)
 {
     atomic_fetch_add(out, WS_CALL(s7, a, b, c, d, e, f, g));
 }
 
 /* Every task spawned at once and synced newest first into got[0..8]; then the void ones. */
-WS_STACK_VOID_TASK_1(spawn_all, long *, got)
+WS_VOID_TASK_1(spawn_all, long *, got)
 {
     WS_SPAWN(s0);
     WS_SPAWN(s1, 1);
@@ -216,7 +221,7 @@ WS_STACK_VOID_TASK_1(spawn_all, long *, got)
 }
 
 /* Two spawn_all spawned from a task that is itself spawned (nested spawns), and one called. */
-WS_STACK_VOID_TASK_3(spawn_three, long *, a, long *, b, long *, c)
+WS_VOID_TASK_3(spawn_three, long *, a, long *, b, long *, c)
 {
     WS_SPAWN(spawn_all, a);
     WS_SPAWN(spawn_all, b);
@@ -226,7 +231,7 @@ WS_STACK_VOID_TASK_3(spawn_three, long *, a, long *, b, long *, c)
 }
 
 /* got: three rows of 9. */
-WS_STACK_TASK_1(int, arity_root, long *, got)
+WS_TASK_1(int, arity_root, long *, got)
 {
     WS_SPAWN(spawn_three, got, got + 9, got + 18);
     long direct = WS_CALL(s8, 1, 2, 3, 4, E, 6, G, &H);
@@ -274,13 +279,13 @@ static void case_arity(unsigned workers)
     ASSERT_EQ(atomic_load(&zero_runs), 3L * rounds + 1);
     ASSERT_EQ(atomic_load(&marks[8]), (3L * rounds + 1) * WANT[7]);
     ws_pool_destroy(pool);
-    printf("arity 0..8 on %u workers: %d rounds of 3 x 18 stack tasks, runs from main\n", workers,
+    printf("arity 0..8 on %u workers: %d rounds of 3 x 18 typed tasks, runs from main\n", workers,
            rounds);
 }
 
 /* ---- fib, shared by the cases below ------------------------------------------------------ */
 
-WS_STACK_TASK_1(uint64_t, sfib, int, n)
+WS_TASK_1(uint64_t, sfib, int, n)
 {
     if (n < 2)
         return (uint64_t)n;
@@ -304,7 +309,7 @@ static void expect_fib(uint64_t got, int n, const char *where)
 
 /* ---- nested ----------------------------------------------------------------------------- */
 
-WS_STACK_TASK_0(int, worker_here)
+WS_TASK_0(int, worker_here)
 {
     return ws_worker_id();
 }
@@ -312,29 +317,33 @@ WS_STACK_TASK_0(int, worker_here)
 typedef struct on_worker {
     ws_pool *pool;
     int n;
-    int id, id_inside; /* ws_worker_id() of the ws_pool_run function and of its name_run */
-    uint64_t here, there;
+    int id, id_inside, id_null; /* ws_worker_id() of the function and of its name_runs */
+    uint64_t here, here_null, there;
 } on_worker;
 
-/* A ws_pool_run function: name_run on its own pool (a plain call) and on the default pool. */
+/* A ws_pool_run function: name_run on its own pool, given and as NULL (a plain call each), and
+ * on the default pool. */
 static void run_from_worker(void *p)
 {
     on_worker *o = p;
     o->id = ws_worker_id();
     o->id_inside = worker_here_run(o->pool);
+    o->id_null = worker_here_run(NULL);
     o->here = sfib_run(o->pool, o->n);
-    o->there = sfib_run(NULL, o->n);
+    o->here_null = sfib_run(NULL, o->n);
+    o->there = sfib_run(ws_default_pool(), o->n);
 }
 
 /* On a worker of one pool, with a spawn held open: runs on the other pool, on its own pool
- * (a plain call) and on the default pool. */
-WS_STACK_TASK_3(uint64_t, across, int, n, ws_pool *, here, ws_pool *, there)
+ * (a plain call), given and as NULL, and on the default pool. */
+WS_TASK_3(uint64_t, across, int, n, ws_pool *, here, ws_pool *, there)
 {
     WS_SPAWN(sfib, n);
     uint64_t a = sfib_run(there, n);
     uint64_t b = sfib_run(here, n);
     uint64_t c = sfib_run(NULL, n);
-    return a + b + c + WS_SYNC(sfib);
+    uint64_t d = sfib_run(ws_default_pool(), n);
+    return a + b + c + d + WS_SYNC(sfib);
 }
 
 static void case_nested(unsigned workers)
@@ -347,23 +356,185 @@ static void case_nested(unsigned workers)
     int id = worker_here_run(pool);
     ASSERT(id >= 0 && id < (int)workers);
 
-    on_worker o = {pool, n, -2, -2, 0, 0};
+    on_worker o = {pool, n, -2, -2, -2, 0, 0, 0};
     ASSERT_OK(ws_pool_run(pool, run_from_worker, &o));
     ASSERT(o.id >= 0 && o.id < (int)workers);
     ASSERT_EQ(o.id_inside, o.id); /* the run on its own pool stayed on the thread */
+    ASSERT_EQ(o.id_null, o.id);   /* and so did the run on NULL, the calling worker's pool */
     expect_fib(o.here, n, "a worker, on its own pool");
+    expect_fib(o.here_null, n, "a worker, on NULL (its own pool)");
     expect_fib(o.there, n, "a worker, on the default pool");
 
     for (int r = 0; r < 20; r++) {
         uint64_t got = across_run(pool, n, pool, other);
-        if (got != 4 * sched_fib_serial(n))
-            WS_TEST_FAIL("round %d: %" PRIu64 ", expected 4 x fib(%d) = %" PRIu64, r, got, n,
-                         4 * sched_fib_serial(n));
+        if (got != 5 * sched_fib_serial(n))
+            WS_TEST_FAIL("round %d: %" PRIu64 ", expected 5 x fib(%d) = %" PRIu64, r, got, n,
+                         5 * sched_fib_serial(n));
     }
     ws_pool_destroy(other);
     ws_pool_destroy(pool);
     printf("nested runs on %u workers: fib(%d) from main, a worker and another pool's task\n",
            workers, n);
+}
+
+/* ---- mutual ----------------------------------------------------------------------------- */
+
+/* Declarations, so that each task below can spawn, call and run one defined after it. */
+WS_DECLARE_TASK_5(uint64_t, nq_place, int, n, int, row, uint32_t, cols, uint32_t, d1, uint32_t, d2);
+WS_DECLARE_TASK_1(uint64_t, odd_walk, int, n);
+WS_DECLARE_VOID_TASK_2(mark_odd, _Atomic uint64_t *, sum, int, depth);
+WS_DECLARE_TASK_0(int, seven);
+WS_DECLARE_VOID_TASK_0(tick);
+
+/* BOTS nqueens' shape: the solutions with rows 0..row-1 filled (cols, d1, d2: the columns and
+ * diagonals attacked on row), one nq_place spawned per free column of row, synced together. */
+WS_TASK_5(uint64_t, nq_row, int, n, int, row, uint32_t, cols, uint32_t, d1, uint32_t, d2)
+{
+    if (row == n)
+        return 1;
+    uint32_t free_cols = ((1u << n) - 1) & ~(cols | d1 | d2);
+    int spawned = 0;
+    for (uint32_t f = free_cols; f != 0; f &= f - 1) {
+        uint32_t bit = f & (0u - f);
+        WS_SPAWN(nq_place, n, row, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1);
+        spawned++;
+    }
+    uint64_t solutions = 0;
+    while (spawned-- > 0)
+        solutions += WS_SYNC(nq_place);
+    return solutions;
+}
+
+/* The level task: a queen is placed on row; the next row's search is spawned and waited for. */
+WS_TASK_5(uint64_t, nq_place, int, n, int, row, uint32_t, cols, uint32_t, d1, uint32_t, d2)
+{
+    WS_SPAWN(nq_row, n, row + 1, cols, d1, d2);
+    return WS_SYNC(nq_row);
+}
+
+static uint64_t nq_plain(int n, int row, uint32_t cols, uint32_t d1, uint32_t d2)
+{
+    if (row == n)
+        return 1;
+    uint64_t solutions = 0;
+    for (uint32_t f = ((1u << n) - 1) & ~(cols | d1 | d2); f != 0; f &= f - 1) {
+        uint32_t bit = f & (0u - f);
+        solutions += nq_plain(n, row + 1, cols | bit, (d1 | bit) << 1, (d2 | bit) >> 1);
+    }
+    return solutions;
+}
+
+/* An even/odd pair with results: each node of a fib-shaped tree is of the other task than its
+ * parent, and each task weighs its children differently, so that a child run as the wrong
+ * task, or a result given to the wrong sync, changes the answer (unsigned: it may wrap). */
+WS_TASK_1(uint64_t, even_walk, int, n)
+{
+    if (n < 2)
+        return (uint64_t)n + 1;
+    WS_SPAWN(odd_walk, n - 1);
+    uint64_t b = WS_CALL(odd_walk, n - 2);
+    return 2 * WS_SYNC(odd_walk) + b;
+}
+
+WS_TASK_1(uint64_t, odd_walk, int, n)
+{
+    if (n < 2)
+        return 5;
+    WS_SPAWN(even_walk, n - 1);
+    uint64_t b = WS_CALL(even_walk, n - 2);
+    return WS_SYNC(even_walk) + 3 * b;
+}
+
+static uint64_t walk_plain(bool odd, int n)
+{
+    if (n < 2)
+        return odd ? 5 : (uint64_t)n + 1;
+    uint64_t a = walk_plain(!odd, n - 1), b = walk_plain(!odd, n - 2);
+    return odd ? a + 3 * b : 2 * a + b;
+}
+
+/* A void pair: a complete binary tree whose even levels add 1 to *sum and odd levels 1000. */
+WS_VOID_TASK_2(mark_even, _Atomic uint64_t *, sum, int, depth)
+{
+    atomic_fetch_add_explicit(sum, 1, memory_order_relaxed);
+    if (depth == 0)
+        return;
+    WS_SPAWN(mark_odd, sum, depth - 1);
+    WS_CALL(mark_odd, sum, depth - 1);
+    WS_SYNC(mark_odd);
+}
+
+WS_VOID_TASK_2(mark_odd, _Atomic uint64_t *, sum, int, depth)
+{
+    atomic_fetch_add_explicit(sum, 1000, memory_order_relaxed);
+    for (int child = 0; child < 2 && depth > 0; child++) /* both spawned: two open at once */
+        WS_SPAWN(mark_even, sum, depth - 1);
+    for (int child = 0; child < 2 && depth > 0; child++)
+        WS_SYNC(mark_even);
+}
+
+static _Atomic long ticks;
+
+/* Arity 0 declared: a spawn and a call of each before its definition. */
+WS_TASK_0(int, zero_user)
+{
+    WS_SPAWN(tick);
+    WS_SPAWN(seven);
+    int s = WS_CALL(seven);
+    WS_CALL(tick);
+    s += WS_SYNC(seven);
+    WS_SYNC(tick);
+    return s;
+}
+
+WS_TASK_0(int, seven)
+{
+    return 7;
+}
+
+WS_VOID_TASK_0(tick)
+{
+    atomic_fetch_add(&ticks, 1);
+}
+
+static void case_mutual(unsigned workers)
+{
+    ws_pool *pool = sched_pool(workers);
+    enum { QUEENS = 8, WALK = 22, MARK_DEPTH = 12 };
+    uint64_t queens = nq_plain(QUEENS, 0, 0, 0, 0);
+    ASSERT_UEQ(queens, 92);
+    uint64_t walk = walk_plain(false, WALK), odd = walk_plain(true, WALK);
+    /* 2^(d+1) - 1 nodes; of those at even depths (mark_even's, depth counted from the root),
+     * there are (4^(d/2+1) - 1) / 3 for even d. */
+    uint64_t nodes = (2ull << MARK_DEPTH) - 1;
+    uint64_t even_nodes = ((4ull << MARK_DEPTH) - 1) / 3;
+    uint64_t want_marked = even_nodes + 1000 * (nodes - even_nodes);
+    int rounds = (int)test_scaled(40, 4);
+    for (int r = 0; r < rounds; r++) {
+        uint64_t got = nq_row_run(pool, QUEENS, 0, 0, 0, 0);
+        if (got != queens)
+            WS_TEST_FAIL("round %d: nqueens(%d) = %" PRIu64 ", expected %" PRIu64, r, QUEENS, got,
+                         queens);
+        got = even_walk_run(pool, WALK);
+        if (got != walk)
+            WS_TEST_FAIL("round %d: even_walk(%d) = %" PRIu64 ", expected %" PRIu64, r, WALK, got,
+                         walk);
+        got = odd_walk_run(pool, WALK);
+        if (got != odd)
+            WS_TEST_FAIL("round %d: odd_walk(%d) = %" PRIu64 ", expected %" PRIu64, r, WALK, got,
+                         odd);
+        _Atomic uint64_t marked = 0;
+        mark_even_run(pool, &marked, MARK_DEPTH);
+        if (atomic_load(&marked) != want_marked)
+            WS_TEST_FAIL("round %d: marked %" PRIu64 ", expected %" PRIu64, r, atomic_load(&marked),
+                         want_marked);
+        ASSERT_EQ(zero_user_run(pool), 14);
+    }
+    ASSERT_EQ(atomic_load(&ticks), 2L * rounds);
+    ws_pool_destroy(pool);
+    printf("mutual recursion on %u workers, %d rounds: nqueens(%d) = %" PRIu64
+           ", the even/odd walks and marks exact\n",
+           workers, rounds, QUEENS, queens);
 }
 
 /* ---- stress ----------------------------------------------------------------------------- */
@@ -390,7 +561,7 @@ static void maybe_stall(uint64_t id)
 
 /* Node id of a complete tree of width WIDTH: its children are WIDTH * id + 1 .. + WIDTH. The
  * first children are spawned, the last called; returns the nodes of the subtree. */
-WS_STACK_TASK_2(uint64_t, node, uint64_t, id, int, depth)
+WS_TASK_2(uint64_t, node, uint64_t, id, int, depth)
 {
     /* relaxed: a count read after name_run returned. */
     atomic_fetch_add_explicit(&tree.runs[id], 1, memory_order_relaxed);
@@ -450,7 +621,7 @@ static void case_stress(unsigned workers)
 enum { MAX_WORKERS = 64 };
 static _Atomic long leaf_runs[MAX_WORKERS]; /* by worker id: where leaves ran (spread) */
 
-WS_STACK_TASK_1(long, leaf, long, k)
+WS_TASK_1(long, leaf, long, k)
 {
     int id = ws_worker_id();
     ASSERT(id >= 0 && id < MAX_WORKERS);
@@ -466,7 +637,7 @@ static void expect_leaf(long got, long k, const char *where)
 }
 
 /* d levels of direct calls, each holding one spawn open until the levels below returned. */
-WS_STACK_TASK_1(long, chain1, long, d)
+WS_TASK_1(long, chain1, long, d)
 {
     if (d == 0)
         return 0;
@@ -477,7 +648,7 @@ WS_STACK_TASK_1(long, chain1, long, d)
 }
 
 /* The same with two spawns open per level. */
-WS_STACK_TASK_1(long, chain2, long, d)
+WS_TASK_1(long, chain2, long, d)
 {
     if (d == 0)
         return 0;
@@ -490,7 +661,7 @@ WS_STACK_TASK_1(long, chain2, long, d)
 }
 
 /* n children spawned before any sync; synced newest first. */
-WS_STACK_TASK_1(long, wide, long, n)
+WS_TASK_1(long, wide, long, n)
 {
     for (long i = 0; i < n; i++)
         WS_SPAWN(leaf, i);
@@ -501,7 +672,7 @@ WS_STACK_TASK_1(long, wide, long, n)
 
 /* One spawn and its sync in a task of its own: called where head is at a segment's end, it
  * enters a new segment and leaves it again before it returns. */
-WS_STACK_TASK_1(long, one_spawn, long, k)
+WS_TASK_1(long, one_spawn, long, k)
 {
     WS_SPAWN(leaf, k);
     return WS_SYNC(leaf);
@@ -509,7 +680,7 @@ WS_STACK_TASK_1(long, one_spawn, long, k)
 
 /* pad leaves spawned, then, at that head: a call that spawns, a spawn, another such call, a
  * spawn; everything synced newest first. */
-WS_STACK_TASK_1(long, at_boundary, long, pad)
+WS_TASK_1(long, at_boundary, long, pad)
 {
     for (long i = 0; i < pad; i++)
         WS_SPAWN(leaf, i);
@@ -576,7 +747,7 @@ typedef struct fib_job {
     uint64_t result;
 } fib_job;
 
-/* A ws_fn (for ws_spawn, ws_join, group jobs and ws_pool_profile) running a stack task: a plain
+/* A ws_fn (for ws_spawn, ws_join, group jobs and ws_pool_profile) running a typed task: a plain
  * call on a worker of mix.pool, the pool of the case. */
 static void fib_job_run(void *p)
 {
@@ -602,7 +773,7 @@ static void loop_body(size_t b, size_t e, void *ctx)
 }
 
 /* Each kind of work of the rest of the API, started while this task's WS_SPAWNs are open. */
-WS_STACK_TASK_1(long, mixer, int, n)
+WS_TASK_1(long, mixer, int, n)
 {
     WS_SPAWN(sfib, n);
     WS_SPAWN(leaf, 1);
@@ -673,7 +844,7 @@ static void case_mix(unsigned workers)
         expect_fib((uint64_t)mixer_run(pool, mix.n), mix.n, "mix, WS_SPAWN");
     ws_pool_destroy(pool);
     free(mix.hits);
-    printf("mix on %u workers: %d rounds, fib(%d) every way from one stack task\n", workers, rounds,
+    printf("mix on %u workers: %d rounds, fib(%d) every way from one typed task\n", workers, rounds,
            mix.n);
 }
 
@@ -691,7 +862,7 @@ static void order_job(void *p)
  * the frame must reach the deque before the ws_spawn's task, which is newer, or the sync of the
  * task pops the frame's record instead. The first spawn of a task taken from elsewhere is
  * handed over at once when the pool has other workers (src/frames.c). */
-WS_STACK_TASK_1(long, order_root, ws_pool *, pool)
+WS_TASK_1(long, order_root, ws_pool *, pool)
 {
     WS_SPAWN(leaf, 1);
     WS_SPAWN(leaf, 2);
@@ -735,7 +906,7 @@ static bool spread_done(unsigned workers, int self)
 }
 
 /* Spawns batches of leaves, all private when spawned, until every other worker ran a few. */
-WS_STACK_TASK_1(long, spread_root, unsigned, workers)
+WS_TASK_1(long, spread_root, unsigned, workers)
 {
     int self = ws_worker_id();
     double deadline = sched_now() + test_hang_seconds(120.0);
@@ -879,13 +1050,47 @@ static void case_trace(unsigned workers)
     ASSERT_OK(rmdir(dir));
 }
 
+/* In a child process: a pool, then a grandchild forked from it that runs a task on it. */
+static void run_in_forked_child(void *arg)
+{
+    (void)arg;
+    ws_pool *pool = sched_pool(1);
+    pid_t pid = fork();
+    if (pid == 0) {
+        (void)sfib_run(pool, 2); /* aborts */
+        _exit(0);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    printf("grandchild: %s %d\n", WIFSIGNALED(status) ? "signal" : "exit",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    ws_pool_destroy(pool);
+}
+
+/* name_run on a pool inherited through fork() aborts with one line naming name_run. */
+static void case_forked(unsigned workers)
+{
+    (void)workers;
+    sched_child c;
+    sched_run_child(&c, run_in_forked_child, NULL);
+    sched_expect_clean_exit(&c, "forked");
+    char want[64];
+    snprintf(want, sizeof want, "grandchild: signal %d", SIGABRT);
+    if (strstr(c.out, want) == NULL)
+        WS_TEST_FAIL("sfib_run on a pool inherited through fork() did not abort: %s", c.out);
+    if (strstr(c.err, "worksteal: sfib_run: ") == NULL || sched_count_lines(c.err) != 1)
+        WS_TEST_FAIL("expected one line naming sfib_run, got:\n%s", c.err);
+    printf("forked: %s", c.err);
+}
+
 /* ---- contract violations ---------------------------------------------------------------- */
 
-WS_STACK_TASK_1(int, ta, int, x)
+WS_TASK_1(int, ta, int, x)
 {
     return x;
 }
-WS_STACK_TASK_1(int, tb, int, x)
+WS_TASK_1(int, tb, int, x)
 {
     return x;
 }
@@ -896,14 +1101,14 @@ static void nothing(void *p)
 }
 
 /* A spawn of ta synced as tb, with the frame private (the fast path). */
-WS_STACK_TASK_0(int, other_private)
+WS_TASK_0(int, other_private)
 {
     WS_SPAWN(ta, 1);
     return WS_SYNC(tb);
 }
 
 /* The same after a ws_spawn handed the frame to the deque. */
-WS_STACK_TASK_0(int, other_handed)
+WS_TASK_0(int, other_handed)
 {
     WS_SPAWN(ta, 1);
     ws_task t;
@@ -912,43 +1117,43 @@ WS_STACK_TASK_0(int, other_handed)
     return WS_SYNC(tb);
 }
 
-WS_STACK_TASK_0(int, sync_none)
+WS_TASK_0(int, sync_none)
 {
     return WS_SYNC(ta);
 }
 
 /* A sync too many after the task's own spawn was synced. */
-WS_STACK_TASK_0(int, sync_extra)
+WS_TASK_0(int, sync_extra)
 {
     WS_SPAWN(ta, 1);
     int x = WS_SYNC(ta);
     return x + WS_SYNC(ta);
 }
 
-/* sync_none run on the same worker (a plain call of ws_pool_run) from a stack task whose own
+/* sync_none run on the same worker (a plain call of ws_pool_run) from a typed task whose own
  * spawn of ta is still private: sync_none has no spawn of its own, whatever lies below it. */
-WS_STACK_TASK_1(int, sync_none_nested, ws_pool *, pool)
+WS_TASK_1(int, sync_none_nested, ws_pool *, pool)
 {
     WS_SPAWN(ta, 1);
     int x = sync_none_run(pool);
     return x + WS_SYNC(ta);
 }
 
-WS_STACK_TASK_0(int, unsynced)
+WS_TASK_0(int, unsynced)
 {
     WS_SPAWN(ta, 1);
     return 0;
 }
 
 /* The spawn left open by a task that its parent synced (and so ran by a plain call). */
-WS_STACK_TASK_0(int, unsynced_child)
+WS_TASK_0(int, unsynced_child)
 {
     WS_SPAWN(unsynced);
     return WS_SYNC(unsynced);
 }
 
 /* frames spawned, then synced. arm: the library's next allocation fails. */
-WS_STACK_TASK_2(long, segments, long, frames, bool, arm)
+WS_TASK_2(long, segments, long, frames, bool, arm)
 {
 #if !defined(WS_TEST_SHARED) /* the shared library does not export the allocation hook */
     if (arm)
@@ -1010,7 +1215,7 @@ static int run_unsynced_child(ws_pool *pool)
  * array to hold the frames handed over at each new segment; the worker keeps the first segment
  * and the second as its spare, so the second pass's first allocation is the third segment.
  * (Between two tasks, an idle worker may trim its deque, which would then grow again first.) */
-WS_STACK_TASK_1(long, segments_twice, long, frames)
+WS_TASK_1(long, segments_twice, long, frames)
 {
     long want = 3 * (frames * (frames - 1) / 2) + frames;
     ASSERT_EQ(WS_CALL(segments, frames, false), want);
@@ -1073,12 +1278,12 @@ static void expect_violation(const violation *v)
 #define OTHER_TASK "worksteal: WS_SYNC(tb): the newest unsynced WS_SPAWN is of another task\n"
 #define NO_SPAWN   "worksteal: WS_SYNC(ta): no unsynced WS_SPAWN in this task\n"
 #define UNSYNCED                                                                                \
-    "worksteal: unsynced: returned with a WS_SPAWN(ta) unsynced, its own or a stack task's it " \
+    "worksteal: unsynced: returned with a WS_SPAWN(ta) unsynced, its own or a typed task's it " \
     "called (WS_SYNC every WS_SPAWN before the body returns)\n"
 #define UNSYNCED_CHILD                                                                             \
-    "worksteal: unsynced_child: returned with a WS_SPAWN(ta) unsynced, its own or a stack task's " \
+    "worksteal: unsynced_child: returned with a WS_SPAWN(ta) unsynced, its own or a typed task's " \
     "it called (WS_SYNC every WS_SPAWN before the body returns)\n"
-#define NO_MEMORY "worksteal: out of memory for a stack task's frames (a segment of "
+#define NO_MEMORY "worksteal: out of memory for a typed task's frames (a segment of "
 
 static const violation VIOLATIONS[] = {
     {"abort_sync_other", OTHER_TASK, run_other_private, 1, PLAIN, NULL},
@@ -1122,7 +1327,8 @@ static const test_case CASES[] = {
     {"arity", case_arity},   {"nested", case_nested},     {"stress", case_stress},
     {"deep", case_deep},     {"mix", case_mix},           {"order", case_order},
     {"stats", case_stats},   {"profile", case_profile},   {"trace", case_trace},
-    {"spread", case_spread}, {"boundary", case_boundary},
+    {"spread", case_spread}, {"boundary", case_boundary}, {"mutual", case_mutual},
+    {"forked", case_forked},
 };
 
 int main(int argc, char **argv)

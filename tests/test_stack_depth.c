@@ -3,12 +3,12 @@
  *   reach_small, reach_large
  *            one recursive function measured both ways: how deep it reaches as a plain recursion
  *            on the main thread (forked children, an exponential search then a bisection: a child
- *            that returns reached its depth), and that as a stack task (WS_SPAWN, WS_SYNC) on a
+ *            that returns reached its depth), and that as a typed task (WS_SPAWN, WS_SYNC) on a
  *            worker with the default stack size it reaches that depth too: on 1 worker under
  *            ws_pool_profile (every frame handed over, the whole chain on one stack: the most C
  *            stack per level), and on 2 workers. small: a level of minimal size (16 bytes of C
  * stack as a plain call in a Release build, the hardest ratio); large: 2 KiB of locals per level.
- * The search stops at a ceiling (the main thread's limit may be unlimited), which the stack task
+ * The search stops at a ceiling (the main thread's limit may be unlimited), which the typed task
  *            must then reach. reach_small is skipped under ThreadSanitizer: its shadow call stack
  *            of 65,536 calls overflows long before the main thread's 8 MiB (it then crashes or
  *            hangs).
@@ -28,7 +28,7 @@
  *            size (512 MiB with an 8 MiB limit: ASan warns about stacks above 64 MiB when the
  *            handler calls abort(), unless it is not instrumented), with WS_STACK_SIZE,
  *            on a spare (a task that overflows after its spawner called ws_block_begin), on two
- *            workers at the same moment (one line all the same), by a stack task, a ws_spawn chain
+ *            workers at the same moment (one line all the same), by a typed task, a ws_spawn chain
  * and a ws_join recursion far too deep (spread over two workers, whose stacks may run out at the
  * same time), and with a user's SIGSEGV handler installed before the pool: the child dies by
  * SIGABRT and its stderr is exactly the library's one line naming the thread, the size and the
@@ -70,7 +70,7 @@
 #endif
 /* The plain recursion's search stops at CEILING_BYTES of main-thread stack, the largest limit
  * whose 64 times the default still is (above it the default is capped); under ThreadSanitizer
- * also at TSAN_CEILING levels, which its shadow call stack holds as stack tasks. */
+ * also at TSAN_CEILING levels, which its shadow call stack holds as typed tasks. */
 #define TSAN_CEILING 6000u
 
 /* The line src/overflow.c prints for a worker or spare of the child's first (only) pool. */
@@ -109,7 +109,7 @@ static NOINLINE void leaf_mark(void)
 }
 
 /* One level of the recursion measured both ways, n levels above its end: `next` gives the next
- * level's result (a plain call, or a stack task's WS_SPAWN then WS_SYNC); the rest is the same
+ * level's result (a plain call, or a typed task's WS_SPAWN then WS_SYNC); the rest is the same
  * code. A large level keeps PAD bytes of locals alive across the next level. */
 #define SMALL_LEVEL(next) \
     if (n == 0) {         \
@@ -137,7 +137,7 @@ static NOINLINE uint64_t plain_small(uint64_t n)
     SMALL_LEVEL(plain_small(n - 1));
 }
 
-WS_STACK_TASK_1(uint64_t, task_small, uint64_t, n)
+WS_TASK_1(uint64_t, task_small, uint64_t, n)
 {
     SMALL_LEVEL((WS_SPAWN(task_small, n - 1), WS_SYNC(task_small)));
 }
@@ -147,7 +147,7 @@ static NOINLINE uint64_t plain_large(uint64_t n)
     LARGE_LEVEL(plain_large(n - 1));
 }
 
-WS_STACK_TASK_1(uint64_t, task_large, uint64_t, n)
+WS_TASK_1(uint64_t, task_large, uint64_t, n)
 {
     LARGE_LEVEL((WS_SPAWN(task_large, n - 1), WS_SYNC(task_large)));
 }
@@ -250,7 +250,7 @@ static void run_task(void *p)
     ASSERT_UEQ(t->r->large ? task_large_run(t->pool, d) : task_small_run(t->pool, d), d);
 }
 
-/* The stack task r->depth levels deep: profiled on one worker, then on two. Profiled, every
+/* The typed task r->depth levels deep: profiled on one worker, then on two. Profiled, every
  * frame is handed to the deque at its spawn, and its sync runs it through ws_sync: the path that
  * takes the most C stack per level (src/frames.c), here with the whole chain on one stack. On
  * two workers, as a program runs: frames are handed over when the other worker asks, and the
@@ -293,11 +293,11 @@ static void case_reach(bool large)
     size_t used[2] = {0, 0};
     if (!WIFEXITED(ch.status) || WEXITSTATUS(ch.status) != 0 ||
         sscanf(ch.out, "%zu %zu", &used[0], &used[1]) != 2)
-        WS_TEST_FAIL("%s: a stack task %" PRIu64 " levels deep on a worker with the default stack "
+        WS_TEST_FAIL("%s: a typed task %" PRIu64 " levels deep on a worker with the default stack "
                      "(%zu bytes) did not return: status 0x%x, stdout: %s, stderr:\n%s",
                      name, depth, expected_default(), (unsigned)ch.status, ch.out, ch.err);
     for (int i = 0; i < 2; i++)
-        printf("%s: as a stack task on %s with the default stack (%zu bytes), %" PRIu64
+        printf("%s: as a typed task on %s with the default stack (%zu bytes), %" PRIu64
                " levels run (the deepest level's thread used %zu bytes of stack, %.1f per "
                "level)\n",
                name, i == 0 ? "1 worker, profiled" : "2 workers", expected_default(), depth,

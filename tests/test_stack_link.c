@@ -1,10 +1,10 @@
-/* test_stack_link: a stack task's slow spawn keeps the registers that its inline asm says it keeps,
+/* test_stack_link: a typed task's slow spawn keeps the registers that its inline asm says it keeps,
  * whatever the link (worksteal.h, ws__frames_push). The program uses the public header only, as a
  * user's would, and is built four times (tests/sched.cmake): against the shared library with lazy
  * binding (-Wl,-z,lazy, LD_BIND_NOW unset: the first call goes through the dynamic linker's
  * resolver) and against the static library, each at -O0 and -O2.
  *
- * Each register group below is a stack task that pins a known value in every register of the
+ * Each register group below is a typed task that pins a known value in every register of the
  * group (local register variables, made live by an empty asm) just before a WS_SPAWN and reads
  * them back just after: together the groups cover every general register the asm keeps (all but
  * rsp, rdi, which carries its argument, and r10 and r11, which it names as changed; rbp only where
@@ -46,7 +46,7 @@ extern char **environ;
         }                                                         \
     } while (0)
 
-WS_STACK_TASK_1(long, leaf, long, x)
+WS_TASK_1(long, leaf, long, x)
 {
     return x + 1;
 }
@@ -60,7 +60,7 @@ WS_STACK_TASK_1(long, leaf, long, x)
 
 #if defined(__x86_64__)
 #define GROUP_TASK_4(name, r0, r1, r2, r3)                                 \
-    WS_STACK_TASK_1(long, name, uint64_t, seed)                            \
+    WS_TASK_1(long, name, uint64_t, seed)                                  \
     {                                                                      \
         static const char *const regs[] = {r0, r1, r2, r3};                \
         PIN_VAR(r0, 0);                                                    \
@@ -77,7 +77,7 @@ WS_STACK_TASK_1(long, leaf, long, x)
         return WS_SYNC(leaf);                                              \
     }
 #define GROUP_TASK_2(name, r0, r1)                   \
-    WS_STACK_TASK_1(long, name, uint64_t, seed)      \
+    WS_TASK_1(long, name, uint64_t, seed)            \
     {                                                \
         static const char *const regs[] = {r0, r1};  \
         PIN_VAR(r0, 0);                              \
@@ -119,7 +119,7 @@ GROUP_TASK_2(g_rbp, "rbp", "rbx")
     M(11);        \
     M(12);        \
     M(13)
-WS_STACK_TASK_1(long, g_pressure, uint64_t, seed)
+WS_TASK_1(long, g_pressure, uint64_t, seed)
 {
     EACH14(LIVE);
     EACH14(HIDE);

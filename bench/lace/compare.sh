@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bench/lace/compare.sh: worksteal's stack tasks beside Lace on Lace's own benchmark programs,
+# bench/lace/compare.sh: worksteal's typed tasks beside Lace on Lace's own benchmark programs,
 # fib, knapsack and queens (benchmarks/NAME/NAME-lace.c), each run as it is and as ported to
-# WS_STACK_TASK_n (bench/lace/NAME.c: the same algorithm, inputs and output lines). Lace's dfs is
+# WS_TASK_n (bench/lace/NAME.c: the same algorithm, inputs and output lines). Lace's dfs is
 # left out: its leaves' results are unused, and gcc drops their work in Lace's build (its time
 # does not change with the grain), so it would measure the compiler, not the scheduler.
 #

@@ -1,5 +1,5 @@
 /* fib.c: Lace's fib benchmark (benchmarks/fib/fib-lace.c in Lace 1.4.2) written with worksteal's
- * stack tasks, for bench/lace/compare.sh. The same recursion (spawn fib(n-1), call fib(n-2),
+ * typed tasks, for bench/lace/compare.sh. The same recursion (spawn fib(n-1), call fib(n-2),
  * sync), the same command line, and the same two output lines, so that the two programs run and
  * read alike:
  *
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-WS_STACK_TASK_1(int, pfib, int, n)
+WS_TASK_1(int, pfib, int, n)
 {
     if (n < 2)
         return n;

@@ -1,5 +1,5 @@
 /* knapsack.c: Lace's knapsack benchmark (benchmarks/knapsack/knapsack-lace.c in Lace 1.4.2)
- * written with worksteal's stack tasks, for bench/lace/compare.sh. The same input file, the same
+ * written with worksteal's typed tasks, for bench/lace/compare.sh. The same input file, the same
  * order of the items (by value per weight, descending, with the same qsort comparison), the same
  * search and the same output lines:
  *
@@ -57,7 +57,7 @@ static int read_input(const char *filename, struct item *items, int *capacity, i
 }
 
 /* The best value of items e[0..n-1] in capacity c, with value v packed so far. */
-WS_STACK_TASK_4(int, knapsack, struct item *, e, int, c, int, n, int, v)
+WS_TASK_4(int, knapsack, struct item *, e, int, c, int, n, int, v)
 {
     if (c < 0)
         return INT_MIN;

@@ -1,5 +1,5 @@
 /* queens.c: Lace's n-queens benchmark (benchmarks/queens/queens-lace.c in Lace 1.4.2) written
- * with worksteal's stack tasks, for bench/lace/compare.sh. The same search: a task per legal
+ * with worksteal's typed tasks, for bench/lace/compare.sh. The same search: a task per legal
  * placement of the next queen, each given a copy of the placements so far on its parent's stack
  * (alloca), every placement checked against all earlier ones, the children's counts summed after
  * all of them were spawned. The same command line and output lines:
@@ -31,7 +31,7 @@ static int placements_ok(int n, const char *a)
 }
 
 /* The number of ways to complete the j queens of a to n. */
-WS_STACK_TASK_3(long, nqueens, int, n, int, j, char *, a)
+WS_TASK_3(long, nqueens, int, n, int, j, char *, a)
 {
     if (j == n)
         return 1;

@@ -1,0 +1,23 @@
+# Every worker joins in on a flat batch (tests/test_phases.c; label: sched): one entry per API
+# and worker count, each running its shapes. The tasks spin until the batch is shared or a
+# deadline passes, so a pass takes a fraction of a second and a failure seconds.
+# Not registered: nested_own for spawn, group and future. There the parent takes its own newest
+# child (the batch) back while a thief runs the older leaf; the batch's pushes stay private (the
+# owner's view of top still counts the stolen leaf, so no reserve and no wake-up), the thief asks
+# only once the parent runs a task, and a request waits for the whole task: the batch reaches its
+# deadline, and often runs all on its generator (run `test_phases spawn 2 nested_own`).
+foreach(api spawn stack group future loop join submit)
+  set(shapes top nested nested_own back park)
+  if(api MATCHES "^(spawn|group|future)$")
+    list(REMOVE_ITEM shapes nested_own)
+  endif()
+  foreach(p 2 4)
+    ws_add_test(test_phases SOURCES test_phases.c TIMEOUT 120 LABELS sched
+                ARGS ${api} ${p} ${shapes})
+  endforeach()
+endforeach()
+
+# Random programs mixing spawn/sync, stack tasks, groups, futures, loops and joins on pools of 1
+# to 4 workers, against a serial interpreter (tests/test_mix_gen.c); a hang fails through its
+# watchdog.
+ws_add_test(test_mix_gen SOURCES test_mix_gen.c TIMEOUT 180 LABELS sched)
