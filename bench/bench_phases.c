@@ -477,6 +477,23 @@ static bool version_present(const version *v)
     return access(exe, X_OK) == 0;
 }
 
+/* Reads what fd gives until its end (at most len - 1 bytes, the rest dropped) into text,
+ * NUL-terminated. */
+static void read_all(int fd, char *text, size_t len)
+{
+    size_t used = 0;
+    char drop[256];
+    for (;;) {
+        bool room = used + 1 < len;
+        ssize_t got = room ? read(fd, text + used, len - 1 - used) : read(fd, drop, sizeof drop);
+        if (got == 0 || (got < 0 && errno != EINTR))
+            break;
+        if (got > 0 && room)
+            used += (size_t)got;
+    }
+    text[used] = '\0';
+}
+
 /* Runs job on version v in a child process; its result (ok false if it failed). */
 static ph_result run_child(const version *v, ph_job job)
 {
@@ -500,18 +517,8 @@ static ph_result run_child(const version *v, ph_job job)
     }
     close(out[1]);
     char text[512] = "";
-    size_t len = 0;
-    ssize_t got;
-    while (pid > 0 && (got = read(out[0], text + len, sizeof text - 1 - len)) != 0) {
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            break;
-        len += (size_t)got;
-        if (len == sizeof text - 1)
-            break;
-    }
-    text[len] = '\0';
+    if (pid > 0)
+        read_all(out[0], text, sizeof text);
     close(out[0]);
     int status = 0;
     if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
