@@ -20,8 +20,8 @@ foreach(n 2 3 5 6 8 9)
   list(APPEND idle_weakened WEAKEN=${n}:fail)
 endforeach()
 ws_add_model(model_idle model_idle --check-liveness,WORKERS=1:pass:224 NO_IN_FLIGHT:fail
-             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200
-             PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail --check-liveness,STAY=1:pass:3600)
+             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200:long
+             PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail:long --check-liveness,STAY=1:pass:3600:long)
 if(TEST model_idle)
   set_tests_properties(model_idle PROPERTIES LABELS "sched;model")
 endif()
