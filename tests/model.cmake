@@ -65,7 +65,7 @@ ws_add_model(model_future_inline model_future_inline WEAKEN=0:pass:19 CANCEL=1:p
 # real deque: every leaf runs once with its arguments, a thief's request is never lost with the
 # stack spawns' fast path open, and the flush keeps the deque in spawn order; fails with the
 # owner's reopening CAS or the thief's exchange of end_fast relaxed (tests/model_frames.c).
-ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass:2500:long SCENARIO=2,WEAKEN=0:pass:200:long
+ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass:2500:long SCENARIO=2,WEAKEN=0:pass:200
              SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail:long)
 
 # No thief sleeps while a worker's stack-task frames stay private with nobody asking: the real
