@@ -26,7 +26,8 @@ build:
 # The demo builds only the benchmark programs it runs, so that a fresh clone shows results soon.
 demo:
 	$(CMAKE) -S . -B build -DCMAKE_BUILD_TYPE=Release -DWS_BUILD_BENCH=ON
-	$(CMAKE) --build build -j $(JOBS) --target ws-bench ws-bench-locked bench_loop bench_external
+	$(CMAKE) --build build -j $(JOBS) --target ws-bench ws-bench-locked bench_loop bench_external \
+	    bench_phases
 	./build/bench/ws-bench $(DEMO_ARGS)
 
 # The headline comparison only: fib and nqueens (a join per node) on every scheduler.

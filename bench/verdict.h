@@ -23,7 +23,8 @@
  * measured, for the goal to be judged. */
 #define WB_DISTURBED 0.10
 
-/* CPU time used by everyone (from /proc/stat) and by this process (all its threads), with the
+/* CPU time used by everyone (from /proc/stat) and by this process (all its threads, and its
+ * children once waited for: bench_loop and bench_phases measure in child processes), with the
  * wall time: the difference of two samples says how much other programs took meanwhile. */
 typedef struct wb_cpu_sample {
     double all_s, self_s, wall_s;
@@ -46,10 +47,13 @@ static inline wb_cpu_sample wb_cpu_sample_now(void)
         }
         fclose(f);
     }
-    struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        c.self_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
-                   (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    const int whose[] = {RUSAGE_SELF, RUSAGE_CHILDREN};
+    for (int i = 0; i < 2; i++) {
+        struct rusage ru;
+        if (getrusage(whose[i], &ru) == 0)
+            c.self_s += (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+                        (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+    }
     return c;
 }
 

@@ -138,8 +138,8 @@ typedef struct options {
     long size[N_WL]; /* 0: the default (or quick) size */
     const char *csv;
     bool plot, profile;
-    bool extras;        /* also run the loop, external-work and futures sections (bench_loop,
-                           bench_external, bench_futures) */
+    bool extras;        /* also run the loop, external-work, futures and phases sections
+                           (bench_loop, bench_external, bench_futures, bench_phases) */
     bool extras_forced; /* --extras: even with --quick (then in their quick form) or --workloads */
     bool workloads_given;
     bool no_plot; /* --no-plot: the default run writes the plot unless told not to */
@@ -959,8 +959,9 @@ static int run_sibling(const char *name, const char *const args[], char **captur
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* The demo's last three sections: parallel loops against OpenMP, external work, and futures
- * against fork-join, the mutex pool and Java's ForkJoinPool; with --quick, their smoke runs. */
+/* The demo's last four sections: parallel loops against OpenMP, external work, futures against
+ * fork-join, the mutex pool and Java's ForkJoinPool, and phase-structured programs against OpenMP
+ * tasks; with --quick, their smoke runs. */
 static void read_loop_output(const char *out, const char *const names[], int nnames);
 static void read_external_output(const char *out);
 static void read_futures_output(const char *out);
@@ -1002,7 +1003,17 @@ static bool run_extras(bool quick)
     if (out != NULL && c == 0)
         read_futures_output(out); /* the plot's futures bars */
     free(out);
-    return a == 0 && b == 0 && c == 0;
+    /* Its --quick is the demo's short form (every shape, the coarse ones included), and --smoke
+     * its test's. */
+    static const char *const phases_args[] = {"--quick", NULL};
+    static const char *const phases_smoke[] = {"--smoke", NULL};
+    if (quick)
+        printf("\n== phases: bench_phases --smoke\n");
+    else
+        printf("\n== phases and sparse LU against OpenMP tasks: bench_phases --quick (the full "
+               "run: bench_phases)\n");
+    int d = run_sibling("bench_phases", quick ? phases_smoke : phases_args, NULL);
+    return a == 0 && b == 0 && c == 0 && d == 0;
 }
 
 /* Whether the serial child of workload w measures its ceilings: by default on fib, nqueens and uts,
@@ -2048,11 +2059,12 @@ static void usage(FILE *f)
             "                     each input in memory\n"
             "  --no-ceiling       measure no ceiling\n"
             "  --timeout S        seconds one scheduler's measurements may take (default: %d)\n"
-            "  --no-extras        skip the three sections that follow the workload tables by\n"
+            "  --no-extras        skip the four sections that follow the workload tables by\n"
             "                     default: parallel loops (bench_loop), external work\n"
-            "                     (bench_external) and futures (bench_futures), run in short\n"
-            "                     form; they are also skipped with --quick or --workloads\n"
-            "  --extras           run those three sections even with --quick (then in their\n"
+            "                     (bench_external), futures (bench_futures) and phases against\n"
+            "                     OpenMP tasks (bench_phases), run in short form; they are\n"
+            "                     also skipped with --quick or --workloads\n"
+            "  --extras           run those four sections even with --quick (then in their\n"
             "                     smoke-test form) or --workloads\n"
             "  --help             this text\n"
             "\n"
