@@ -56,7 +56,7 @@ static int pthread_once(pthread_once_t *once, void (*fn)(void))
 
 #define WS_IDLE_SPIN_ROUNDS    0
 #define WS_IDLE_YIELD_ROUNDS   0
-#define __builtin_ia32_pause() ((void)0) /* ws__cpu_relax: never reached with 0 spin rounds */
+#define __builtin_ia32_pause() ((void)0)    /* ws__cpu_relax: never reached with 0 spin rounds */
 #define WS_ENVIRON             ((char **)0) /* the checker has no environment */
 /* The checker's interpreter calls no var-arg function: a thread's name stays empty. */
 #include <stdio.h>
