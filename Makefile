@@ -81,7 +81,7 @@ models:
 # (tests/mutants/README.md), e.g. make mutants MUTANTS_ARGS="-j 1 park".
 MUTANTS_ARGS ?= -j $(JOBS)
 mutants:
-	bash tests/mutants/run.sh $(MUTANTS_ARGS)
+	GENMC_LONG=1 bash tests/mutants/run.sh $(MUTANTS_ARGS)
 
 format:
 	clang-format -i include/*.h include/*.hpp src/*.[ch] src/mpi/*.[ch] tests/*.[ch] tests/*.cpp bench/*.[ch] bench/lace/*.[ch] bench/*.cpp examples/*.c examples/*.cpp examples/mpi/*.[ch]

@@ -271,10 +271,13 @@ static bool instrumented(ws__worker *w)
 #ifndef WS_LOCKED_DEQUE
 /* The reserve of a task stack, as the deque's reserve (docs/deque.md): while the worker's
  * deque holds nothing that thieves could take, its first spawns hand their frames over, one per
- * spawn, as many as the pool has workers, so that each other worker finds one without the
- * owner's help (which it gives only at its spawns and syncs). That happens when the worker
- * starts a typed task taken from elsewhere (fresh: its first frame, once it has one) and when
- * thieves took its deque's last item (deque.c, sdeque_emptied, sends the next spawn here). */
+ * spawn, so that another worker finds one without the owner's help (which it gives only at its
+ * spawns and syncs). That happens when the worker starts a typed task taken from elsewhere
+ * (fresh: its first frame, once it has one): as many frames as the pool has workers while one
+ * of them is idle, else one; and when thieves took its deque's last item (deque.c,
+ * sdeque_emptied, sends the next spawn here) while a worker is idle. With every worker busy,
+ * frames handed over at each steal would mostly be synced back through the deque (as many as
+ * the workers at every steal: fib took 3 times Lace's time at 2 workers). */
 static bool refill(ws__task_stack *s, ws__worker *w)
 {
     int64_t reserve = (int64_t)w->pool->nworkers;
@@ -284,8 +287,8 @@ static bool refill(ws__task_stack *s, ws__worker *w)
         s->fresh = false;
         if (s->split != s->floor)
             return false; /* the task handed frames over already */
-        s->refill = reserve;
-    } else if (s->refill == 0 && ws__wdeque_size(&w->deque) == 0) {
+        s->refill = ws__idle_any(w->pool) ? reserve : 1;
+    } else if (s->refill == 0 && ws__wdeque_size(&w->deque) == 0 && ws__idle_any(w->pool)) {
         s->refill = reserve;
     }
     if (s->refill == 0)

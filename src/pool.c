@@ -131,10 +131,14 @@ static bool env_is_known(const char *name, size_t len)
  * does (WS_WORKERS: did you mean WS_NUM_WORKERS?), so that a misspelt setting is not silently
  * ignored. */
 extern char **environ; /* POSIX: the program declares it (unistd.h does only with _GNU_SOURCE) */
+/* The environment's list; a model, whose checker has none, defines it as NULL. */
+#ifndef WS_ENVIRON
+#define WS_ENVIRON environ
+#endif
 
 static void env_check_unknown(void)
 {
-    for (char **e = environ; e != NULL && *e != NULL; e++) {
+    for (char **e = WS_ENVIRON; e != NULL && *e != NULL; e++) {
         const char *name = *e, *eq = strchr(name, '=');
         size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
         if (strncmp(name, "WS_", 3) != 0 || env_is_known(name, len) ||

@@ -20,8 +20,8 @@ foreach(n 2 3 5 6 8 9)
   list(APPEND idle_weakened WEAKEN=${n}:fail)
 endforeach()
 ws_add_model(model_idle model_idle --check-liveness,WORKERS=1:pass:224 NO_IN_FLIGHT:fail
-             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200
-             PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail --check-liveness,STAY=1:pass:3600)
+             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200:long
+             PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail:long --check-liveness,STAY=1:pass:3600:long)
 if(TEST model_idle)
   set_tests_properties(model_idle PROPERTIES LABELS "sched;model")
 endif()
@@ -30,22 +30,22 @@ endif()
 # the normal build only: one worker and two outside submitters (the second lost wake-up of an old
 # protocol: a clear after a wake-up that reached nobody suppressed the other submitter's), and two
 # workers, one parked and one searching, each job held by its worker, with one submitter of two
-# jobs (the search hand-off). Minutes each; weakened, or without the hand-off, they fail within a
+# jobs (the search hand-off). Minutes each (make models); weakened, or without the hand-off, they fail within a
 # second.
 if(WS_SANITIZE STREQUAL "")
   add_test(NAME model_idle_handoff_two_submitters
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_idle_handoff.c WORKERS=1,PRODUCERS=2:pass:41000
+                   tests/model_idle_handoff.c WORKERS=1,PRODUCERS=2:pass:41000:long
                    WORKERS=1,PRODUCERS=2,WEAKEN:fail)
-  set_tests_properties(model_idle_handoff_two_submitters PROPERTIES TIMEOUT 1200
+  set_tests_properties(model_idle_handoff_two_submitters PROPERTIES TIMEOUT 7200
                        LABELS "sched;model" SKIP_RETURN_CODE 77
                        ENVIRONMENT GENMC_FLAGS=--check-liveness)
   set(two_workers WORKERS=2,START_PARKED=1,START_SEARCHING=1,HOLD=1,PRODUCERS=1,SUBMITS=2)
   add_test(NAME model_idle_handoff_two_workers
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/genmc_model.sh ${PROJECT_SOURCE_DIR}
-                   tests/model_idle_handoff.c ${two_workers}:pass:210000 ${two_workers},WEAKEN:fail
+                   tests/model_idle_handoff.c ${two_workers}:pass:210000:long ${two_workers},WEAKEN:fail
                    ${two_workers},NO_HANDOFF:fail)
-  set_tests_properties(model_idle_handoff_two_workers PROPERTIES TIMEOUT 1200
+  set_tests_properties(model_idle_handoff_two_workers PROPERTIES TIMEOUT 7200
                        LABELS "sched;model" SKIP_RETURN_CODE 77
                        ENVIRONMENT GENMC_FLAGS=--check-liveness)
 endif()

@@ -3,29 +3,26 @@
 # Scenario 2 also runs under IMM (--imm, 21,057 executions, 62 s of CPU), which sees the orders
 # that matter only through load buffering (a thief's read of a slot before the owner reuses it),
 # which RC11 forbids by construction.
-ws_add_model(model_sdeque model_sdeque SCENARIO=1,WEAKEN=0:pass:400 SCENARIO=2,WEAKEN=0:pass:9000
-             --imm,SCENARIO=2,WEAKEN=0:pass:10500
-             SCENARIO=2,WEAKEN=1:fail SCENARIO=2,WEAKEN=2:fail SCENARIO=1,WEAKEN=3:fail
+ws_add_model(model_sdeque model_sdeque SCENARIO=1,WEAKEN=0:pass:400 SCENARIO=2,WEAKEN=0:pass:9000:long
+             --imm,SCENARIO=2,WEAKEN=0:pass:10500:long
+             SCENARIO=2,WEAKEN=1:fail:long SCENARIO=2,WEAKEN=2:fail:long SCENARIO=1,WEAKEN=3:fail
              SCENARIO=1,WEAKEN=4:fail SCENARIO=1,WEAKEN=5:fail SCENARIO=1,WEAKEN=6:fail)
 
 # The reclamation of replaced arrays (growth, and the shrink before a worker sleeps): no thief
 # reads a freed array; each weakened order of the store buffering that guards the free fails
 # (tests/model_sdeque_reclaim.c).
 ws_add_model(model_sdeque_reclaim model_sdeque_reclaim SCENARIO=1,WEAKEN=0:pass:500
-             SCENARIO=2,WEAKEN=0:pass:65000 SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail
+             SCENARIO=2,WEAKEN=0:pass:65000:long SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail
              SCENARIO=1,WEAKEN=3:fail SCENARIO=1,WEAKEN=4:fail SCENARIO=1,WEAKEN=5:fail
-             SCENARIO=2,WEAKEN=1:fail SCENARIO=2,WEAKEN=5:fail)
+             SCENARIO=2,WEAKEN=1:fail:long SCENARIO=2,WEAKEN=5:fail:long)
 
 # The inline fork-join of worksteal.h (its inline functions) on the real deque: exactly once
 # against two thieves that run the records, across growth, a shrink and a record reused; it
 # fails without the guard test (a task in a reserve taken back plainly):
 # tests/model_sdeque_inline.c.
-ws_add_model(model_sdeque_inline model_sdeque_inline SCENARIO=1,WEAKEN=0:pass:9900
-             SCENARIO=2,WEAKEN=0:pass:110000 SCENARIO=3,WEAKEN=0:pass:2000 SCENARIO=2,WEAKEN=1:fail
+ws_add_model(model_sdeque_inline model_sdeque_inline SCENARIO=1,WEAKEN=0:pass:9900:long
+             SCENARIO=2,WEAKEN=0:pass:110000:long SCENARIO=3,WEAKEN=0:pass:2000:long SCENARIO=2,WEAKEN=1:fail:long
              SCENARIO=3,WEAKEN=1:fail)
-if(TEST model_sdeque_inline) # minutes on a loaded machine (scenario 1: 19,926 executions)
-  set_tests_properties(model_sdeque_inline PROPERTIES TIMEOUT 1800)
-endif()
 
 # A thief's request survives the owner's reopening of its fast path (the depth cap's update in
 # push_rare included): wanted = 1 implies limit = 0 at rest, and a request cleared was served
@@ -61,24 +58,21 @@ ws_add_model(model_future model_future WEAKEN=0:pass:16 CANCEL=1:pass:135 FREE_E
 # getter elsewhere and a cancel: the function runs once, its result reaches every getter, no
 # waiter sleeps through the finish; fails with the inline claim a store, its finish relaxed, or
 # its finish a load and a store (tests/model_future_inline.c).
-ws_add_model(model_future_inline model_future_inline WEAKEN=0:pass:19 CANCEL=1:pass:128 WEAKEN=1:fail
-             WEAKEN=2:fail WEAKEN=3:fail)
+ws_add_model(model_future_inline model_future_inline WEAKEN=0:pass:19 CANCEL=1:pass:128:long WEAKEN=1:fail
+             WEAKEN=2:fail:long WEAKEN=3:fail:long)
 
 # The typed tasks' task stack (src/frames.c, with the header's inline spawn and sync) on the
 # real deque: every leaf runs once with its arguments, a thief's request is never lost with the
 # stack spawns' fast path open, and the flush keeps the deque in spawn order; fails with the
 # owner's reopening CAS or the thief's exchange of end_fast relaxed (tests/model_frames.c).
-ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass:2500 SCENARIO=2,WEAKEN=0:pass:200
-             SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail)
-if(TEST model_frames) # minutes on a loaded machine (scenario 1: 5,195 executions)
-  set_tests_properties(model_frames PROPERTIES TIMEOUT 1800)
-endif()
+ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass:2500:long SCENARIO=2,WEAKEN=0:pass:200
+             SCENARIO=1,WEAKEN=1:fail SCENARIO=1,WEAKEN=2:fail:long)
 
 # No thief sleeps while a worker's stack-task frames stay private with nobody asking: the real
 # frames.c, deque, idle.c and worker search, a thief parking and an owner spawning; fails when
 # a failed steal does not ask for the frames (tests/model_frames_wake.c, which says what the
 # bounds leave out).
-ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000 WITHOUT=1:fail)
+ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000:long WITHOUT=1:fail:long)
 
 # A pool's teardown on the real pool.c (wait_admitted_gone, pool_teardown, join_spares), spare.c,
 # idle.c, the injector, the deque and worker.c's loop: one worker and one job injected, the

@@ -2,10 +2,10 @@
 # and worker count, each running its shapes. The tasks spin until the batch is shared or a
 # deadline passes, so a pass takes a fraction of a second and a failure seconds.
 # Not registered: nested_own for spawn, group and future. There the parent takes its own newest
-# child (the batch) back while a thief runs the older leaf; the batch's pushes stay private (the
-# owner's view of top still counts the stolen leaf, so no reserve and no wake-up), the thief asks
-# only once the parent runs a task, and a request waits for the whole task: the batch reaches its
-# deadline, and often runs all on its generator (run `test_phases spawn 2 nested_own`).
+# child (the batch) back from the public reserve while a thief runs the older leaf; the take-back
+# moves the guard down (the reserve's room goes), so the batch's pushes stay private, the thief
+# asks only once the parent runs a task, and a request waits for the owner's next push or take:
+# the whole task (run `test_phases spawn 2 nested_own`).
 foreach(api spawn stack group future loop join submit)
   set(shapes top nested nested_own back park)
   if(api MATCHES "^(spawn|group|future)$")

@@ -165,12 +165,12 @@ static node *kid(node *n, int k)
     return &n->prog->nodes[n->kid[k]];
 }
 
-WS_STACK_VOID_TASK_1(stack_node, node *, n)
+WS_VOID_TASK_1(stack_node, node *, n)
 {
     run_node(n);
 }
 
-WS_STACK_VOID_TASK_1(stack_fork, node *, n)
+WS_VOID_TASK_1(stack_fork, node *, n)
 {
     for (int k = 0; k < n->kids; k++)
         WS_SPAWN(stack_node, kid(n, k));
