@@ -72,7 +72,7 @@ ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass:2500:long SCENAR
 # frames.c, deque, idle.c and worker search, a thief parking and an owner spawning; fails when
 # a failed steal does not ask for the frames (tests/model_frames_wake.c, which says what the
 # bounds leave out).
-ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000:long WITHOUT=1:fail:long)
+ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000 WITHOUT=1:fail:long)
 
 # A pool's teardown on the real pool.c (wait_admitted_gone, pool_teardown, join_spares), spare.c,
 # idle.c, the injector, the deque and worker.c's loop: one worker and one job injected, the
