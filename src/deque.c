@@ -790,10 +790,7 @@ static void sdeque_ask_for_frames(ws_sdeque *q)
 {
     if (!WS_SDEQUE_ASK_FOR_FRAMES)
         return;
-    /* relaxed: hints; the request's exchanges order what it needs. end_fast 0 with no request
-     * pending is an emptying thief's (sdeque_emptied): the frames may be there, ask. */
-    if (q->ask_also != NULL &&
-        (ws_load_relaxed(q->ask_also) != 0 || ws_load_relaxed(&q->wanted) == 0))
+    if (ws__sdeque_frames_unasked(q))
         sdeque_ask(q);
 }
 

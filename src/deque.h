@@ -360,6 +360,15 @@ static inline bool ws__sdeque_asked_for(ws_sdeque *q)
     /* relaxed: a statistic's hint (worker.c, note_asked). */
     return ws_load_relaxed(&q->wanted) != 0;
 }
+/* Any thread: may the owner hold stack-task frames that no request has reached? Its stack-spawn
+ * word (ask_also) is open or closed by the owner, not a request's 0; or it is 0 with no request
+ * pending: the 0 of a thief that emptied the deque (sdeque_emptied), with frames maybe still
+ * there. relaxed: hints; a request's own exchanges order what it needs. */
+static inline bool ws__sdeque_frames_unasked(ws_sdeque *q)
+{
+    return q->ask_also != NULL &&
+           (ws_load_relaxed(q->ask_also) != 0 || ws_load_relaxed(&q->wanted) == 0);
+}
 /* Owner only: does a thief ask for work (its request waits for the owner's answer)? */
 static inline bool ws__sdeque_asked(ws_sdeque *q)
 {

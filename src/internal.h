@@ -1091,19 +1091,14 @@ static inline void ws__frames_close(ws__worker *w)
 }
 
 /* Any thread: whether worker v may have work for a thief: items in its deque, or stack-task
- * frames that no request has reached yet (end_fast open or closed by the owner, not 0: its next
- * spawn answers a request; frames.c). end_fast 0 is a pending request only while the deque's
- * wanted is set; without it, it is the 0 of a thief that emptied the deque (sdeque_emptied),
- * and frames may still be there.
+ * frames that no request has reached yet (ws__sdeque_frames_unasked; frames.c).
  * relaxed: a hint; the steal, or the request it makes, decides. */
 static inline bool ws__worker_may_have_work(ws__worker *v)
 {
-    if (ws__wdeque_size(&v->deque) > 0 || ws_load_relaxed(&v->stack.f.end_fast) != 0)
-        return true;
 #ifndef WS_LOCKED_DEQUE
-    return ws_load_relaxed(&v->deque.wanted) == 0;
+    return ws__wdeque_size(&v->deque) > 0 || ws__sdeque_frames_unasked(&v->deque);
 #else
-    return false;
+    return ws__wdeque_size(&v->deque) > 0 || ws_load_relaxed(&v->stack.f.end_fast) != 0;
 #endif
 }
 
