@@ -790,7 +790,8 @@ static void sdeque_ask_for_frames(ws_sdeque *q)
 {
     if (!WS_SDEQUE_ASK_FOR_FRAMES)
         return;
-    if (ws__sdeque_frames_unasked(q))
+    /* relaxed: a hint; the request's exchanges order what it needs. */
+    if (q->ask_also != NULL && ws_load_relaxed(q->ask_also) != 0)
         sdeque_ask(q);
 }
 
@@ -802,8 +803,11 @@ static void sdeque_emptied(ws_sdeque *q)
 {
     /* relaxed: as ws__sdeque_force_slow; the owner's slow push reads top with acquire. */
     ws_exchange_relaxed(&q->limit, 0); /* an RMW, as every write of limit ("Requests") */
-    if (q->ask_also != NULL)
-        ws_exchange_relaxed(q->ask_also, 0); /* relaxed: the same for the stack spawns */
+    /* The same for the stack spawns, closed rather than 0, so that thieves still try the owner
+     * for its frames; 0 (a request's, or no typed task running) stays: a CAS. relaxed: as above. */
+    uint64_t seen = q->ask_also != NULL ? ws_load_relaxed(q->ask_also) : 0;
+    if (seen != 0)
+        ws_cas_relaxed(q->ask_also, &seen, WS_FRAMES_CLOSED_VALUE);
 }
 
 /* The bounded steal leaves a free item where it is, and looks at its watched word before its

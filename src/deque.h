@@ -224,6 +224,12 @@ void ws__deque_check(const ws_deque *q);
 #define WS_SDEQUE_REOPEN_BAR(p, e, v) ws_cas_acquire((p), (e), (v))
 #endif
 #define WS_SDEQUE_BAR_ASKED INT64_MAX
+/* A closed stack-spawn word (frames.c's WS__FRAMES_CLOSED): below every frame's address, so the
+ * owner's next stack spawn takes the slow path, and not 0, which thieves take for a pending
+ * request (or no typed task running) and skip. A thief that empties the deque closes it. */
+#ifndef WS_FRAMES_CLOSED_VALUE /* a model sets it to 0 (tests/model_frames_wake.c) */
+#define WS_FRAMES_CLOSED_VALUE 1
+#endif
 /* The same request's exchange of the owner's stack-spawn word (ask_also; src/frames.c), paired
  * with frames.c's WS_FRAMES_REOPEN (tests/model_frames.c weakens each). */
 #ifndef WS_SDEQUE_ASK_ALSO
@@ -359,15 +365,6 @@ static inline bool ws__sdeque_asked_for(ws_sdeque *q)
 {
     /* relaxed: a statistic's hint (worker.c, note_asked). */
     return ws_load_relaxed(&q->wanted) != 0;
-}
-/* Any thread: may the owner hold stack-task frames that no request has reached? Its stack-spawn
- * word (ask_also) is open or closed by the owner, not a request's 0; or it is 0 with no request
- * pending: the 0 of a thief that emptied the deque (sdeque_emptied), with frames maybe still
- * there. relaxed: hints; a request's own exchanges order what it needs. */
-static inline bool ws__sdeque_frames_unasked(ws_sdeque *q)
-{
-    return q->ask_also != NULL &&
-           (ws_load_relaxed(q->ask_also) != 0 || ws_load_relaxed(&q->wanted) == 0);
 }
 /* Owner only: does a thief ask for work (its request waits for the owner's answer)? */
 static inline bool ws__sdeque_asked(ws_sdeque *q)

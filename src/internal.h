@@ -628,10 +628,7 @@ static inline void ws__frames_close(ws__worker *w);
 /* end_fast below every frame's address, written by the owner (or the profiler) to send the next
  * stack spawn to the slow path: frames may stay private, so thieves still try the worker and
  * ask. A thief's request writes 0, as does the end of a worker's outermost typed task. */
-#ifndef WS_FRAMES_CLOSED_VALUE /* a model sets it to 0 (tests/model_frames_wake.c) */
-#define WS_FRAMES_CLOSED_VALUE 1
-#endif
-enum { WS__FRAMES_CLOSED = WS_FRAMES_CLOSED_VALUE };
+enum { WS__FRAMES_CLOSED = WS_FRAMES_CLOSED_VALUE }; /* deque.h */
 
 bool ws__split_wanted(void);
 
@@ -1091,15 +1088,12 @@ static inline void ws__frames_close(ws__worker *w)
 }
 
 /* Any thread: whether worker v may have work for a thief: items in its deque, or stack-task
- * frames that no request has reached yet (ws__sdeque_frames_unasked; frames.c).
+ * frames that no request has reached yet (end_fast open or closed by the owner, not 0: its next
+ * spawn answers a request; frames.c).
  * relaxed: a hint; the steal, or the request it makes, decides. */
 static inline bool ws__worker_may_have_work(ws__worker *v)
 {
-#ifndef WS_LOCKED_DEQUE
-    return ws__wdeque_size(&v->deque) > 0 || ws__sdeque_frames_unasked(&v->deque);
-#else
     return ws__wdeque_size(&v->deque) > 0 || ws_load_relaxed(&v->stack.f.end_fast) != 0;
-#endif
 }
 
 #endif /* WS_INTERNAL_H */
