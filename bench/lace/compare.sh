@@ -172,14 +172,21 @@ range() { sort -g "$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f
 
 status=0
 echo
-printf '%-18s %7s  %-24s %-24s %s\n' program workers "Lace median (range), s" "worksteal median (range)" "worksteal/Lace"
+printf '%-18s %7s  %-24s %-24s %-8s %-8s %s\n' program workers "Lace median (range), s" \
+    "worksteal median (range)" "medians" "paired" "best"
 for cell in $cells; do
     prog=${cell%:*} w=${cell#*:}
     lace=$scratch/$prog-$w-lace ws=$scratch/$prog-$w-ws
     name=$(title "$prog")
     lm=$(median "$lace.times") wm=$(median "$ws.times")
-    printf '%-18s %7s  %-24s %-24s %.2f\n' "$name" "$w" "$lm ($(range "$lace.times"))" \
-        "$wm ($(range "$ws.times"))" "$(awk -v a="$wm" -v b="$lm" 'BEGIN { print a / b }')"
+    # Three worksteal/Lace ratios: of the medians; the median of each round's own ratio (the two
+    # runs of a round are adjacent, so a slow minute of the machine slows both); of the best runs.
+    paste "$ws.times" "$lace.times" | awk '{ print $1 / $2 }' >"$ws.ratios"
+    printf '%-18s %7s  %-24s %-24s %-8.2f %-8.2f %.2f\n' "$name" "$w" "$lm ($(range "$lace.times"))" \
+        "$wm ($(range "$ws.times"))" "$(awk -v a="$wm" -v b="$lm" 'BEGIN { print a / b }')" \
+        "$(median "$ws.ratios")" \
+        "$(awk -v a="$(sort -g "$ws.times" | head -n 1)" -v b="$(sort -g "$lace.times" | head -n 1)" \
+            'BEGIN { print a / b }')"
     # Every run of both programs must have given the one same answer.
     if [ "$(sort -u "$lace.answers" "$ws.answers" | wc -l)" != 1 ]; then
         echo "  DIFFERENT ANSWERS: Lace $(sort -u "$lace.answers" | paste -sd,), worksteal" \
