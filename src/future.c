@@ -449,12 +449,8 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
     }
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
     bool ran = claim(w, f);
-    if (ran) {
-        /* f's slot is not this deque's newest (or in another deque): the run is not a take
-         * from the bottom, so none of this worker's takes answers a thief during it. */
-        ws__share_private_work(w);
+    if (ran)
         run_claimed(w, f, false, false, "future");
-    }
     if (ran)
         mark_dead(w, f); /* its slot stays where it was, maybe in its home deque */
     ws__floor_restore(w, floor);
