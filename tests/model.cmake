@@ -36,6 +36,12 @@ ws_add_model(model_sdeque_ask model_sdeque_ask SCENARIO=1,WEAKEN=0:pass:15 SCENA
 # (tests/model_sdeque_publish.c).
 ws_add_model(model_sdeque_publish model_sdeque_publish WEAKEN=0:pass:24 WEAKEN=1:fail)
 
+# A pop below the guard that keeps the reserve's room (ws__sdeque_pop_public raises the guard
+# back after storing the new bottom): exactly once with an item pushed into the kept room; 9,891
+# executions, 16 s of CPU. With the raise before the store of bottom, a thief takes the popped
+# item too (tests/mutants: deque-room-before-bottom; tests/model_sdeque_room.c).
+ws_add_model(model_sdeque_room model_sdeque_room SCENARIO=1:pass:4900)
+
 # ws_pool_run from a worker of another pool (src/pool.c, src/spare.c's ws__block_worker on the
 # real deque): the woken spare takes every task the blocked worker forked, with and without a
 # thief racing it; fails without the publish (the path before the fix), with the spare's wait

@@ -1,17 +1,8 @@
 # Every worker joins in on a flat batch (tests/test_phases.c; label: sched): one entry per API
 # and worker count, each running its shapes. The tasks spin until the batch is shared or a
 # deadline passes, so a pass takes a fraction of a second and a failure seconds.
-# Not registered: nested_own for spawn and group. There the parent takes its own newest child
-# (the batch) back from the public reserve while a thief runs the older leaf; the take-back
-# moves the guard down (the reserve's room goes), so the batch's pushes stay private, the thief
-# asks only once the parent runs a task, and a request waits for the owner's next push or take:
-# the whole task (run `test_phases spawn 2 nested_own`). Futures pass it: a get that runs its
-# future from elsewhere than its deque's bottom publishes its private items first (future.c).
 foreach(api spawn stack group future loop join submit)
   set(shapes top nested nested_own back park)
-  if(api MATCHES "^(spawn|group)$")
-    list(REMOVE_ITEM shapes nested_own)
-  endif()
   foreach(p 2 4)
     ws_add_test(test_phases SOURCES test_phases.c TIMEOUT 120 LABELS sched
                 ARGS ${api} ${p} ${shapes})
