@@ -325,7 +325,8 @@ void ws__deque_check(const ws_deque *q)
  *
  * Capacity. avail has 16 bits, and guard - top is at most the larger of the items held and the
  * reserve (a share raises the guard to at most bottom; only an empty deque's reserve puts it
- * above, and a pop below the guard keeps that room, never raising the guard past where it was). So
+ * above, and a pop below the guard keeps one index of that room, never raising the guard past
+ * where it was). So
  * the deque holds at most WS_SDEQUE_MAX_ITEMS = 65,535 items: the fast path's room stops below it,
  * and the slow push refuses a push past it (the caller runs the item, as when the array cannot
  * grow). Then every item can be public at once: ws__sdeque_publish_all, on which a blocked owner
@@ -717,11 +718,11 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     sdeque_move_bar(q, old);
     q->fast_base = t + 1;
     WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
-    /* The reserve's room above the item stays public, less the slot taken back (docs/deque.md,
-     * "pop below the guard"). After the store of bottom: a thief that acquires the raised guard
+    /* Of the reserve's room above the item, one index stays public (docs/deque.md, "pop below
+     * the guard"). After the store of bottom: a thief that acquires the raised guard
      * (sdeque_share's release) reads b as bottom, and cannot take index b. */
     if (old > b + 1)
-        sdeque_share(q, (uint64_t)(b - t), (uint64_t)(old - 1 - b));
+        sdeque_share(q, (uint64_t)(b - t), 1);
     return item;
 }
 

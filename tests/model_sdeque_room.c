@@ -6,7 +6,7 @@
  *
  * Reserve 3, capacity 4 (no growth): the owner pushes X onto the empty deque (the guard goes 3
  * above it) and Y (into the reserve), pops (Y, by the CAS that moves the guard down to Y's
- * index, then the guard back up by the room left: one index, above the new bottom), pushes Z
+ * index, then the guard back up by one index, above the new bottom), pushes Z
  * into that room and pops until empty. One thief steals twice. Whoever takes an item
  * reads its payload; every item is taken exactly once.
  *
