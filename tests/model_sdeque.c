@@ -12,6 +12,14 @@
  *   SCENARIO 2  reserve 0: the owner pushes X and pops it privately, then pushes Y and Z (the
  *               slow push shares if the thief has asked by then) and pops until empty. The
  *               thief steals three times: a stale view must never yield X a second time.
+ *   SCENARIO 3  reserve 2, capacity 2 (no growth): the owner pushes X and Y (both public), pops
+ *               Y (a pop of a public item, whose CAS fails and retries if the thief's steal of
+ *               X comes between its read of ts and its CAS), then pushes Z into X's slot and
+ *               pops until empty. The thief steals once. For IMM (--imm): a thief's read of X's
+ *               slot must not see Z (load buffering, which RC11 forbids by construction). The
+ *               owner's side cannot show it even with the pop's CAS relaxed: GenMC's IMM orders
+ *               a compare-and-swap's read before the accesses after it; the thief's side can
+ *               (its CAS without the release half fails here).
  * Each item carries a plain payload written before its push; whoever takes it reads it (a data
  * race or a wrong value is an error) and counts the take. After both threads: every item taken
  * exactly once.
@@ -50,7 +58,7 @@
 
 #include "../src/deque.c"
 
-#define THEFTS (SCENARIO == 1 ? 2 : 3)
+#define THEFTS (SCENARIO == 1 ? 2 : SCENARIO == 3 ? 1 : 3)
 #include "model_sdeque_common.h"
 
 static void *owner(void *arg)
@@ -59,6 +67,14 @@ static void *owner(void *arg)
 #if SCENARIO == 1
     push(0);
     push(1);
+    pop_all();
+#elif SCENARIO == 3
+    push(0);
+    push(1);
+    void *y = ws__sdeque_pop(&deque);
+    if (y != NULL)
+        take(y);
+    push(2);
     pop_all();
 #else
     push(0);
@@ -74,7 +90,7 @@ static void *owner(void *arg)
 
 int main(void)
 {
-    int err = ws_sdeque_init(&deque, 1, SCENARIO == 1 ? 2 : 0);
+    int err = ws_sdeque_init(&deque, SCENARIO == 3 ? 2 : 1, SCENARIO == 2 ? 0 : 2);
     assert(err == 0);
     run_owner_and_thief(owner, SCENARIO == 1 ? 2 : 3);
     return 0;
