@@ -98,10 +98,11 @@ static inline bool ws__future_claim_as(_Atomic uint32_t *state, uint32_t bits)
     /* relaxed: the CAS below decides. */
     uint32_t s = ws_load_relaxed(state);
     while (!(s & (WS_FUTURE_TAKEN | WS_FUTURE_DONE))) {
-        /* acq_rel: the acquire half orders the run after the submitter's writes (a getter
-         * may hold the handle by a route no queue ordered); the release half publishes the
-         * runner's floor (or, INLINE, the record's bottom) to leapfroggers (wait.c). Fails if
-         * a rival claimed or cancelled it, or a getter announced itself (then we try again). */
+        /* acq_rel: the release half publishes the runner's floor (or, INLINE, the record's
+         * bottom) to leapfroggers (wait.c, tests/model_future_leapfrog.c). The acquire half
+         * orders nothing the run needs (the submitter's writes reach a claimer by the handle's
+         * route, docs/api.md); kept, at no cost on x86, for a future writer of this word. Fails
+         * if a rival claimed or cancelled it, or a getter announced itself (then we try again). */
         if (WS_FUTURE_CLAIM_CAS(state, &s, s | bits))
             return true;
     }
