@@ -84,10 +84,15 @@ ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:100
 # A pool's teardown on the real pool.c (wait_admitted_gone, pool_teardown, join_spares), spare.c,
 # idle.c, the injector, the deque and worker.c's loop: one worker and one job injected, the
 # teardown meeting the worker running, searching or asleep; the job runs once and every thread
-# leaves. A thread that the teardown does not reach is a join that spins forever, which
-# --check-liveness reports (tests/model_pool_teardown.c). 12,953 executions, 82 s of CPU.
+# leaves (scenario 1, 12,953 executions, 82 s of CPU). A job blocked until a spare ran its child,
+# the teardown meeting it blocked with the spare asleep (scenario 2, 2,800 executions, 53 s),
+# or after its end with the spare retired or asleep (MEET=0, 493 executions, 5 s). A thread
+# that the teardown does not reach is a join that spins forever, which --check-liveness reports
+# (tests/model_pool_teardown.c).
 ws_add_model(model_pool_teardown model_pool_teardown
-             --check-liveness,--disable-instruction-caching,SCENARIO=1:pass:6400)
+             --check-liveness,--disable-instruction-caching,SCENARIO=1:pass:6400
+             --check-liveness,--disable-instruction-caching,SCENARIO=2:pass:1400
+             --check-liveness,--disable-instruction-caching,SCENARIO=2,MEET=0:pass:240)
 
 # The injector queue alone (src/injector.c) with two producers and two consumers, and with one
 # producer of three records and one consumer of two takes: every record taken once, in its

@@ -4,7 +4,7 @@
  * (src/spare.c), under the GenMC model checker (RC11, with --check-liveness).
  *
  *   genmc --rc11 --check-liveness --disable-instruction-caching --disable-estimation --
- *         -I src -I include -DSCENARIO=n tests/model_pool_teardown.c
+ *         -I src -I include -DSCENARIO=n [-DMEET=0] tests/model_pool_teardown.c
  *
  * (--disable-instruction-caching: a precaution against the fault of GenMC 0.11 that stops the
  * larger cases of tests/model_idle.c, a stack slot of a later call taken for freed memory; with
@@ -12,29 +12,49 @@
  * verdict within 3 minutes of CPU.)
  *
  * Real: pool.c whole (pool_teardown, join_spares, workers_free, ws__pool_inject), spare.c whole
- * (spare_main, ws_block_begin and ws_block_end, wake_spare, spare_should_retire), idle.c,
- * injector.c, the deque, and worker.c (ws__worker_main's loop, next_task and its steal round,
- * ws__worker_new, ws__worker_start, ws__task_run_taken). Stubbed (tests/model_platform.h and
+ * (spare_main, ws_block_begin and ws_block_end, ws__block_worker's publication and notify,
+ * wake_spare, spare_should_retire), idle.c, injector.c, the deque, and worker.c
+ * (ws__worker_main's loop, next_task and its steal round, ws__worker_new, ws__worker_start,
+ * ws__task_run_taken and the run of a task's function). Stubbed (tests/model_platform.h and
  * below): the futex (the kernel's semantics), allocation, the clock, a thread's start (a plain
  * pthread_create of the worker's body) and its join, which waits in a spin for the thread's
  * body to return, so that a thread nobody wakes at teardown is a spin that never ends, which
- * --check-liveness reports (a join that blocked would only cut the execution); the run of a
- * task's function (join.c's ws__run_child: the function, called); the statistics, the trace,
- * the placement and the records (none here).
+ * --check-liveness reports (a join that blocked would only cut the execution); the statistics,
+ * the trace, the placement and the records (none here). Mirrored: group.c's submission from a
+ * worker (push_own: ws__wdeque_push_size onto the worker's own deque, then a notify).
  *
  * Scenarios:
  *   1  one worker, one job injected (ws__pool_inject) and then the teardown at once: the worker
  *      is asleep, searching, or running the job when exit is set; it runs the job exactly once
  *      and leaves, and the teardown returns;
- *   2  one worker and one spare slot: job A, injected, injects job B, blocks (ws_block_begin),
- *      waits in a spin until B ran, and unblocks (ws_block_end); the teardown starts once A is
- *      blocked. Only a spare can run B (the worker is blocked in A): blocking must wake one,
- *      the spare must not leave while A is blocked, and the last one out of the block wakes the
- *      idle threads (the exit flag is set by then), or they see it themselves.
+ *   2  one worker and one spare slot, as tests/test_life_teardown.c: the worker's body runs job
+ *      A (a job that destroy does not count, as a group job a worker submits to its own deque),
+ *      which pushes job B onto the worker's deque, blocks (ws_block_begin), waits in a spin
+ *      until B ran, and unblocks (ws_block_end); then the body ends (the worker loop's search
+ *      and leaving are scenario 1's). Only a spare can run B: blocking must publish B and start
+ *      one. MEET=1 (the default): the teardown starts once B ran, and A unblocks only while the
+ *      spare sleeps in the futex (other executions are dropped): the spare must not leave while
+ *      A is blocked, and the last one out of the block wakes the idle spare (the exit flag is
+ *      set by then) or the spare sees the count at zero itself (the store buffering of exit and
+ *      blocked, all seq_cst). MEET=0: the teardown starts once A ended, with the spare retired
+ *      (join_spares must wake it) or asleep in the idle protocol;
+ *   3  two workers, no spare: worker 0's body runs A, which submits B1 and B2 to its own deque
+ *      (B1 public at once, in the deque's reserve; B2 private) and blocks once worker 1, which
+ *      runs the worker loop, sleeps in the futex (other executions are dropped); A waits until
+ *      both ran. The block's publication makes B2 stealable and its notify is the only wake-up
+ *      of the sleeper. Gives no verdict within 4 minutes of CPU: not registered.
  * Each ends with every thread joined and every job run once. MODEL_YIELDS (2) bounds the yields
- * of a search that saw a push in flight, as in tests/model_idle.c; an execution cut there
- * releases the model's spins (model_execution_cut). Two workers without a job (the teardown
- * against two searchers) gave no verdict within 10 minutes at a load average of 12.
+ * of a search that saw a push in flight, as in tests/model_idle.c; an execution cut there or by
+ * a scenario's choice (model_stop_here) releases the model's spins, and main and the joins
+ * stop there too (model_execution_cut). Two workers without a job (the teardown against two
+ * searchers) gave no verdict within 10 minutes at a load average of 12; scenario 2 without the
+ * choice of MEET (the teardown once B ran, A unblocking at any time) explored 10,345 executions
+ * in 119 s of CPU, too long for make test. Executions: scenario 1 12,953 (82 s of CPU),
+ * scenario 2 2,800 (53 s), MEET=0 493 (5 s). Each of these fails when a step it relies on is
+ * changed (tests/mutants/mutants.txt): exit stored with release, or read relaxed by the last
+ * one out, or blocked read with acquire by an idle thread (scenario 2); join_spares' wake of a
+ * retired spare removed, or the teardown's wake-up before its store of exit (MEET=0); an idle
+ * thread that leaves at exit with a task blocked cuts scenario 2 below its floor.
  */
 #include <assert.h>
 #include <errno.h>
@@ -77,7 +97,10 @@ static int pthread_once(pthread_once_t *once, void (*fn)(void))
 #ifndef SCENARIO
 #define SCENARIO 1
 #endif
-#define WORKERS 1
+#ifndef MEET
+#define MEET 1 /* scenario 2: the teardown meets A blocked (1) or after its end (0) */
+#endif
+#define WORKERS (SCENARIO == 3 ? 2 : 1)
 #define SPARES  (SCENARIO == 2 ? 1 : 0)
 #define JOBS    SCENARIO
 
@@ -178,6 +201,8 @@ void ws__thread_join(ws__thread t)
         while (atomic_load_explicit(&threads[i].ended, memory_order_acquire) == 0 &&
                !model_execution_cut())
             ;
+        if (model_execution_cut())
+            model_stop_here(); /* a dropped execution: its threads may still run */
     }
     pthread_join(t, NULL);
 }
@@ -188,47 +213,98 @@ static ws_pool *pool;
 static ws__task jobs[JOBS];
 static atomic_int runs[JOBS];
 
-/* Job i is admitted (a reference that destroy waits for, as ws_submit takes) and injected. */
+/* Job i as a detached job: it runs to its end on its runner (worker.c). */
+static void job_init(int i, ws_fn fn)
+{
+    ws__task_init(&jobs[i], fn, (void *)(intptr_t)i);
+    ws_store_relaxed(&jobs[i].state, WS_TASK_PENDING | WS_KIND_DETACHED << WS_TASK_KIND_SHIFT);
+}
+
+/* Scenario 1: job i is admitted (a reference that destroy waits for, as ws_submit takes) and
+ * injected. */
 static void submit(int i, ws_fn fn)
 {
-    ws__task_init(&jobs[i], fn, NULL);
-    /* a job runs to its end on its runner, as a detached job does (worker.c) */
-    ws_store_relaxed(&jobs[i].state, WS_TASK_PENDING | WS_KIND_DETACHED << WS_TASK_KIND_SHIFT);
+    job_init(i, fn);
     int err = ws__pool_admit(pool, 1);
     assert(err == 0);
     ws__pool_inject(pool, &jobs[i]);
 }
 
-/* Runs job i's body: counts the run (exactly once), then gives its reference back. */
+/* Scenarios 2 and 3: job i goes onto worker w's own deque, as a group job that a task of w
+ * submits (group.c's push and notify; scenario 2 leaves out the notify, which wakes nobody
+ * there): destroy does not count it. Owner only (main before w starts, or w). */
+static void push_own(ws__worker *w, int i, ws_fn fn)
+{
+    job_init(i, fn);
+    int64_t before = ws__wdeque_push_size(w, &jobs[i]);
+    assert(before >= 0);
+}
+
+/* Runs job i's body: counts the run (exactly once), then gives its reference back if it has
+ * one (scenario 1). */
 static void job_end(int i)
 {
     /* release: pairs with the acquire spins of main and job A. */
     int before = atomic_fetch_add_explicit(&runs[i], 1, memory_order_release);
     assert(before == 0);
-    ws__pool_release(pool, 1);
+    if (SCENARIO == 1)
+        ws__pool_release(pool, 1);
 }
 
 static void job_b(void *arg)
 {
-    (void)arg;
-    job_end(1);
+    job_end((int)(intptr_t)arg);
 }
 
-/* Job A (scenario 2): B goes to the injector, and A blocks until it ran: with the worker
- * blocked here, only a spare can run it. */
+/* Job A (scenario 2): B goes onto the worker's deque, and A blocks until it ran: with the
+ * worker blocked here, only a spare can run it. Scenario 3: B1 and B2 go onto the deque (B1
+ * public at once, in the reserve; B2 private), and A blocks once the other worker sleeps: the
+ * block's publication and its notify are what make B2 reachable and wake the sleeper. */
 static void job_a(void *arg)
 {
     (void)arg;
     if (SCENARIO == 2) {
-        submit(1, job_b);
+        push_own(ws__tls_worker, 1, job_b);
         ws_block_begin();
         /* acquire: pairs with job_end's release increment. A spin: never-ending if nobody
          * runs B (--check-liveness). */
         while (atomic_load_explicit(&runs[1], memory_order_acquire) == 0 && !model_execution_cut())
             ;
+        /* MEET=1: only the executions in which the spare sleeps in the futex when A unblocks. */
+        if (MEET && model_futex_sleeping() != 1)
+            model_stop_here();
+        ws_block_end();
+    }
+    if (SCENARIO == 3) {
+        for (int i = 1; i <= 2; i++) {
+            push_own(ws__tls_worker, i, job_b);
+            ws__idle_notify(pool);
+        }
+        /* Only the executions in which the other worker is asleep in the futex here: the
+         * others reach the same end with a searcher awake (tests/model_idle.c's case). */
+        if (model_futex_sleeping() != 1)
+            model_stop_here();
+        ws_block_begin();
+        /* acquire: pairs with job_end's release increments. A spin: never-ending if nobody
+         * runs B1 and B2 (--check-liveness). */
+        while ((atomic_load_explicit(&runs[1], memory_order_acquire) == 0 ||
+                atomic_load_explicit(&runs[2], memory_order_acquire) == 0) &&
+               !model_execution_cut())
+            ;
         ws_block_end();
     }
     job_end(0);
+}
+
+/* Scenarios 2 and 3: worker 0's body runs A as its loop would run a job it took (worker.c), and
+ * then ends: its loop's search and its leaving are scenario 1's. */
+static void *owner_body(void *arg)
+{
+    ws__worker *w = arg;
+    ws__tls_worker = w;
+    ws__task_run_taken(w, &jobs[0], "job");
+    ws__tls_worker = NULL;
+    return NULL;
 }
 
 /* ---- the pool ------------------------------------------------------------------------------ */
@@ -257,15 +333,28 @@ static ws_pool *pool_make(void)
 int main(void)
 {
     pool = pool_make();
-    int err = pool_start_workers(pool);
-    assert(err == 0);
-    submit(0, job_a);
+    if (SCENARIO >= 2) {
+        /* As pool_start_workers, but worker 0's body runs A and ends (owner_body). */
+        job_init(0, job_a);
+        for (unsigned i = 0; i < WORKERS; i++) {
+            int err = ws__worker_start(pool->workers[i], i == 0 ? owner_body : ws__worker_main);
+            assert(err == 0);
+            pool->workers[i]->started = true;
+        }
+    } else {
+        int err = pool_start_workers(pool);
+        assert(err == 0);
+    }
+    if (SCENARIO == 1)
+        submit(0, job_a);
     /* The job runs (a worker wakes for it): a spin that --check-liveness reports if it never
      * ends. Scenario 2 tears down as soon as A is blocked. acquire: pairs with job_end's
      * release; seq_cst: as ws__pool_finished reads blocked. */
-    while (atomic_load_explicit(&runs[0], memory_order_acquire) == 0 &&
-           (SCENARIO != 2 || ws_load_seq_cst(&pool->blocked) == 0) && !model_execution_cut())
+    while (atomic_load_explicit(&runs[SCENARIO == 2 && MEET ? 1 : 0], memory_order_acquire) == 0 &&
+           !model_execution_cut())
         ;
+    if (model_execution_cut())
+        model_stop_here(); /* dropped: the teardown would free what its threads still use */
     /* ws_pool_destroy, less its debug check and statistics: the admitted jobs finish, then the
      * teardown. */
     wait_admitted_gone(pool);
