@@ -9,7 +9,9 @@
 #                              [--items N] [--queens N] LACE_SRC_DIR [ROUNDS]
 #
 #   LACE_SRC_DIR  a Lace source tree (made for 1.4.2: git archive of its repository, untouched)
-#   ROUNDS        rounds of runs (default 5); a cell's time is the median over the rounds
+#   ROUNDS        rounds of runs (default 5); a cell's time is the median over the rounds, and
+#                 three worksteal/Lace ratios follow: of the medians, the median of the rounds'
+#                 own ratios (paired: a round's two runs are adjacent), and of the best runs
 #   --build DIR   this repository's CMake build directory with libworksteal.a (default build/,
 #                 built if missing; a Release build, as `make build` makes)
 #   --scratch DIR where Lace is copied and built (default: a new directory under /tmp)
