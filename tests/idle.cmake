@@ -11,7 +11,8 @@ target_link_libraries(test_idle_faults PRIVATE ${CMAKE_DL_LIBS})
 # The model (tests/genmc_model.sh runs it) on the real idle.c, injector.c, deque.c and worker.c's
 # search, with a futex that wakes one: one worker and one outside submitter (a push in flight
 # included), one worker and a push onto another worker's deque, and one worker that stays in
-# the loop after the last job, so that the teardown meets it asleep; each passes with
+# the loop after the last job, so that the teardown meets it asleep (and, in seconds, the push
+# onto a deque with the worker asleep first: the push's wake-up); each passes with
 # --check-liveness (a worker that sleeps through the teardown is an error), and each of these
 # must fail: the in-flight check of park removed, and every single order weakened that these
 # cases rely on (tests/model_idle.c lists them, and those that only larger cases would need).
@@ -20,7 +21,8 @@ foreach(n 2 3 5 6 8 9)
   list(APPEND idle_weakened WEAKEN=${n}:fail)
 endforeach()
 ws_add_model(model_idle model_idle --check-liveness,WORKERS=1:pass:224 NO_IN_FLIGHT:fail
-             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200:long
+             ${idle_weakened} --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1,IDLE_FIRST=2:pass:10
+             --check-liveness,PRODUCERS=0,DEQUE_PRODUCER=1:pass:3200:long
              PRODUCERS=0,DEQUE_PRODUCER=1,WEAKEN=1:fail:long --check-liveness,STAY=1:pass:3600:long)
 if(TEST model_idle)
   set_tests_properties(model_idle PROPERTIES LABELS "sched;model")

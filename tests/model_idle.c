@@ -91,6 +91,9 @@
  * and GenMC 0.11 reports a liveness violation for a retry loop whose relaxed CAS failed (with
  * WEAKEN=13, sleep_end's CAS; a two-thread program with such a loop gets the same report) though
  * the next round's CAS succeeds.
+ *   IDLE_FIRST=2 with the deque push alone (PRODUCERS=0,DEQUE_PRODUCER=1: 10 executions, a
+ *   second) checks the push's wake-up in make test, whose race with the parking only the long
+ *   case explores: a ws__idle_notify that wakes nobody fails it.
  *   Not registered: with --check-liveness, the hand-off with the searcher looking only once the
  *   jobs were queued and the sleeper parking while they came (SEARCHER=1,SUBMITS=2,HOLD=1,
  *   IDLE_FIRST=1) gave no verdict within 150 s of CPU, with MODEL_YIELDS=1 as with 2.
