@@ -44,7 +44,10 @@
  * one more job, forked onto its deque by a busy worker that runs nothing else), HOLD (1: a
  * worker runs one job and keeps it, so that every job needs a worker of its own, which is what
  * the search hand-off promises), IDLE_FIRST (1: the producers start once every worker has
- * announced itself a sleeper, the usual start of a burst on an idle pool), STAY (1: a worker
+ * announced itself a sleeper, the usual start of a burst on an idle pool; 2: once every worker
+ * sleeps in the futex, all it did to get there visible to them, a pool idle for a while: a
+ * worker's way from its start to its sleep then runs alone, which the one-worker cases check
+ * against a producer, and a second worker costs few executions), STAY (1: a worker
  * that runs the last job stays in the loop, so that the teardown meets it searching, on its way
  * to sleep or asleep; without it the worker that runs the last job leaves, and the teardown
  * only meets workers that found nothing), SEARCHER (1: one more worker, searching when the jobs
@@ -72,23 +75,40 @@
  *    14 the consumer lock (WS_INJECTOR_LOCK and WS_INJECTOR_UNLOCK) relaxed.
  *   2, 3, 5, 6, 8 and 9 fail with one submitter (1 to 2 s each), 1 with the deque push. The
  *   others pass in these cases, for reasons the cases explain: 4 and NO_HANDOFF need a second
- *   worker (the hand-off); 10 and 11 need a consumer that returns an item without reading the
- *   tail (the third item of a queue: the seq_cst and acquire loads of the tail otherwise
- *   synchronize with the item's exchange, which follows its writes); 14 needs two consumers; 7,
- *   12 and 13 hand the sleeper the claim's work, which the sleeper's next seq_cst announcement
- *   and look reach anyway with one sleeper.
- *   Not registered either: the hand-off with a straight-line searcher
- *   (SEARCHER=1,SUBMITS=2,HOLD=1,IDLE_FIRST=1, --check-liveness) gave no verdict within 150 s of
- *   CPU, with MODEL_YIELDS=1 as with 2; two workers with --disable-instruction-caching ran 6,192
- *   executions without the fault below and gave no verdict within 3 minutes of CPU.
- *   Not registered: two workers (WORKERS=2,SUBMITS=2,HOLD=1,IDLE_FIRST=1, where NO_HANDOFF
- *   fails in 2 s) and one worker with two submitters (PRODUCERS=2): after about 31,000 and
- *   44,000 executions (3 and 1.5 minutes at a load average of 9), GenMC 0.11 stops them with
- *   "Attempt to access freed memory" on a block-scoped local of idle.c (`more` in park), naming
- *   as the other access an event that is no longer in the execution graph: a fault of the
- *   checker (model_sdeque_common.h meets one like it), not of the code, in which no pointer to
- *   the local outlives the call that made it. Two workers with one job, both parked first
- *   (WORKERS=2,IDLE_FIRST=1), gave no verdict within 500 s at a load average of 13.
+ *   worker (the hand-off: they fail in its cases, below, in under 3 s); 10 and 11 need a consumer
+ * that returns an item without reading the tail (the third item of a queue: the seq_cst and acquire
+ * loads of the tail otherwise synchronize with the item's exchange, which follows its writes); 14
+ * needs two consumers; 7, 12 and 13 hand the sleeper the claim's work, which the sleeper's next
+ * seq_cst announcement and look reach anyway with one sleeper.
+ *
+ * The search hand-off: SEARCHER=1,HOLD=1,IDLE_FIRST=2 and two jobs (SUBMITS=2 from one
+ * submitter, or PRODUCERS=2): one worker asleep before the burst, and a searcher that is still
+ * searching when it comes. Every producer then sees a searcher and wakes nobody, so the sleeper
+ * gets the job the searcher leaves only through the searcher's hand-off, whose check of work
+ * left races the second push (store buffering with WS_IDLE_SEARCH_END). 4,776 and 9,574
+ * complete executions (8 and 15 s of CPU); NO_HANDOFF and WEAKEN=4 fail. These cases run
+ * without --check-liveness: every worker keeps its job, so none is in the loop at the teardown,
+ * and GenMC 0.11 reports a liveness violation for a retry loop whose relaxed CAS failed (with
+ * WEAKEN=13, sleep_end's CAS; a two-thread program with such a loop gets the same report) though
+ * the next round's CAS succeeds.
+ *   IDLE_FIRST=2 with the deque push alone (PRODUCERS=0,DEQUE_PRODUCER=1: 10 executions, a
+ *   second) checks the push's wake-up in make test, whose race with the parking only the long
+ *   case explores: a ws__idle_notify that wakes nobody fails it.
+ *   Not registered: with --check-liveness, the hand-off with the searcher looking only once the
+ *   jobs were queued and the sleeper parking while they came (SEARCHER=1,SUBMITS=2,HOLD=1,
+ *   IDLE_FIRST=1) gave no verdict within 150 s of CPU, with MODEL_YIELDS=1 as with 2.
+ *   Not registered: two workers on the loop (WORKERS=2,SUBMITS=2,HOLD=1, where NO_HANDOFF fails
+ *   in 1 to 2 s) and one worker with two submitters (PRODUCERS=2): GenMC 0.11 stops them with
+ *   "Attempt to access freed memory!" on a block-scoped local of idle.c (`more` in park), naming
+ *   as the other access an event that is no longer in the execution graph: with IDLE_FIRST=1
+ *   after about 31,000 and 44,000 executions; with IDLE_FIRST=2 and two workers (--rc11
+ *   --disable-estimation) after 62,468 executions and 158 s of CPU, "Event (2, 239) conflicts
+ *   with event (1, 337)", (2, 239) the store of `more = false` in park, the other thread's
+ *   printed events ending near (1, 262). A fault of the checker (model_sdeque_common.h meets one
+ *   like it), not of the code, in which no pointer to the local outlives the call that made it.
+ *   With --disable-instruction-caching two workers (IDLE_FIRST=1) ran 6,192 executions without
+ *   the fault and gave no verdict within 3 minutes of CPU. Two workers with one job, both parked
+ *   first (WORKERS=2,IDLE_FIRST=1), gave no verdict within 500 s at a load average of 13.
  */
 #include <assert.h>
 #include <genmc.h>
@@ -256,34 +276,27 @@ static void inject(ws__task *t)
         ws__idle_wake(&pool, s);
 }
 
-static atomic_int pushed; /* jobs injected, for the searcher's wait */
-
 static void *submitter(void *arg)
 {
     int first = *(int *)arg;
-    for (int i = 0; i < SUBMITS; i++) {
+    for (int i = 0; i < SUBMITS; i++)
         inject(new_job(first + i));
-        /* release: pairs with the searcher's acquire spin. */
-        atomic_fetch_add_explicit(&pushed, 1, memory_order_release);
-    }
     return NULL;
 }
 
 /* SEARCHER: one more worker, caught searching when the burst comes (main counts it a searcher
- * before any thread starts): the steps of ws__idle_find_work for a search that finds work, in a
- * straight line rather than the loop, so that a second worker costs few executions. Once the
- * jobs are queued it looks (worker.c's look, as the loop's), at most twice (a look fails while
- * the other worker holds the injector's consumer side; executions in which both fail are
- * dropped), stops searching with idle.c's leave_search_busy, which hands the search on to a
- * sleeper if work is left, and runs the job it found, keeping it (HOLD). */
+ * before any thread starts, and starts it with the producers): the steps of ws__idle_find_work
+ * for a search that finds work, in a straight line rather than the loop, so that a second worker
+ * costs few executions. It looks (worker.c's look, as the loop's) at most twice, anywhere among
+ * the producers' steps (executions in which both looks find nothing are dropped: a look before
+ * the first link, or while the other worker holds the injector's consumer side), stops
+ * searching with idle.c's leave_search_busy, which hands the search on to a sleeper if work is
+ * left, and runs the job it found, keeping it (HOLD). */
 static atomic_int searcher_busy; /* 1 until the searcher has run its job */
 
 static void *searcher_main(void *arg)
 {
     ws__worker *w = arg;
-    /* acquire: pairs with the submitter's release increments. */
-    while (atomic_load_explicit(&pushed, memory_order_acquire) != PRODUCERS * SUBMITS)
-        ;
     bool more = false;
     const char *what;
     ws__task *t = ws__find_elsewhere(w, &more, &what);
@@ -362,16 +375,22 @@ int main(void)
     if (SEARCHER) {
         ws__idle_search_begin(&pool.idle.state); /* relaxed stores: before any thread */
         atomic_store_explicit(&searcher_busy, 1, memory_order_relaxed);
-        pthread_create(&st, NULL, searcher_main, &workers[RECORDS - 1]);
     }
     static int first[PRODUCERS + 1]; /* + 1: no empty array */
     for (int i = 0; i < WORKERS; i++)
         pthread_create(&wt[i], NULL, worker_main, &workers[i]);
     /* relaxed: a spin until the workers have announced themselves (the RMWs that count them
      * are what the protocol orders; this wait only picks where the producers start). */
-    while (IDLE_FIRST && ws__idle_sleepers(atomic_load_explicit(&pool.idle.state,
-                                                                memory_order_relaxed)) != WORKERS)
+    while (IDLE_FIRST == 1 && ws__idle_sleepers(atomic_load_explicit(
+                                  &pool.idle.state, memory_order_relaxed)) != WORKERS)
         ;
+    /* IDLE_FIRST=2: acquire, pairs with the futex stub's release increment; the producers start
+     * once every worker sleeps, after all it did to get there. */
+    while (IDLE_FIRST == 2 &&
+           atomic_load_explicit(&futex_sleepers, memory_order_acquire) != WORKERS)
+        ;
+    if (SEARCHER)
+        pthread_create(&st, NULL, searcher_main, &workers[RECORDS - 1]);
     for (int i = 0; i < PRODUCERS; i++) {
         first[i] = i * SUBMITS;
         pthread_create(&pt[i], NULL, submitter, &first[i]);

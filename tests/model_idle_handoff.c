@@ -1,9 +1,11 @@
 /* model_idle_handoff.c: the park/wake protocol's two-worker and two-submitter cases, under
  * GenMC with RC11, on the steps of the real idle word (src/idle_state.h, included) inside loops
  * that mirror src/idle.c. tests/model_idle.c runs the real idle.c, injector.c and deque instead,
- * but the checker does not finish its two-worker and two-submitter cases (tests/model_idle.c
- * says why); these cases keep the search hand-off and the second submitter's wake-up checked
- * meanwhile, with the caveat that the loops are a copy.
+ * but the checker does not finish its two-worker and two-submitter cases with the workers'
+ * parking racing the submissions (tests/model_idle.c says why); these cases keep the second
+ * submitter's wake-up checked meanwhile, with the caveat that the loops are a copy. The search
+ * hand-off is checked on the real idle.c (model_idle's SEARCHER cases); this file's two-worker
+ * case is no longer registered.
  *
  * The steps on the idle word are the library's own (src/idle_state.h is included, with its
  * memory orders); the loops around them mirror src/idle.c (ws__idle_find_work, park,

@@ -16,7 +16,10 @@
  *   two producers and two consumers, one record and one take each: the consumer lock, and the
  *     producers' serialization on the tail;
  *   one producer of three records and one consumer of two takes: a record returned without a
- *     look at the tail (the third of a queue), so that the link and its read alone publish it.
+ *     look at the tail (the third of a queue), so that the link and its read alone publish it;
+ *   one producer of four records and one consumer of three takes (tests/idle.cmake): the third
+ *     take returns a record whose link the second take read first in take_locked, so that the
+ *     acquire of that read alone publishes it (329 executions; that read relaxed gives a race).
  * WEAKEN=n relaxes the orders these cases rely on, through the hooks of injector.c (each must
  * fail; tests/model.cmake checks it): 1 the consumer lock (WS_INJECTOR_LOCK and
  * WS_INJECTOR_UNLOCK), two consumers; 2 the link (WS_INJECTOR_LINK) and 3 its read
