@@ -326,11 +326,20 @@ static inline bool is_dead_future(ws__task *t)
            (ws_load_relaxed(&t->state) & (WS_FUTURE_TAKEN | WS_FUTURE_DONE)) != 0;
 }
 
-/* Worker w lets go of the slots of dead futures on top of its deque's private part (plain
+/* Worker w lets go of the slots of dead futures on top of its deque, private ones only (plain
  * pops). A get may claim a future below newer items and leave its slot; without this, gets in
  * oldest-first order would leave a slot per future until the worker loop got down to them,
- * and the deque would grow with the whole computation instead of its depth. */
-static void pop_dead_private(ws__worker *w)
+ * and the deque would grow with the whole computation instead of its depth. Only while w's
+ * hint dead_slots is set (src/deque.h), so that gets in spawn/sync order never look. */
+static WS_NOINLINE void drop_dead_private_rare(ws__worker *w);
+static inline void drop_dead_private(ws__worker *w)
+{
+    /* relaxed: a hint; other threads only add to it (mark_dead). */
+    if (WS_UNLIKELY(ws_load_relaxed(&w->deque.dead_slots)))
+        drop_dead_private_rare(w);
+}
+
+static WS_NOINLINE void drop_dead_private_rare(ws__worker *w)
 {
     ws__task *t;
     while ((t = ws__wdeque_peek_private(&w->deque)) != NULL && is_dead_future(t)) {
@@ -338,17 +347,6 @@ static void pop_dead_private(ws__worker *w)
         ws__count(w, pops, 1);
         unqueue(future_of(t));
     }
-}
-
-/* drop_dead (below), only while w's hint dead_slots is set (src/deque.h), so that gets in
- * spawn/sync order never look. Through the public part too: a get that ran its future from
- * elsewhere than the bottom published the items around it first (run_if_pending). */
-static WS_NOINLINE void drop_dead_rare(ws__worker *w);
-static inline void drop_dead_hinted(ws__worker *w)
-{
-    /* relaxed: a hint; other threads only add to it (mark_dead). */
-    if (WS_UNLIKELY(ws_load_relaxed(&w->deque.dead_slots)))
-        drop_dead_rare(w);
 }
 
 #ifndef WS_LOCKED_DEQUE
@@ -388,14 +386,14 @@ static void sweep_remote_dead(ws__worker *w)
 #endif
 }
 
-/* As pop_dead_private, and through the public part (pops with a CAS), after a slow get, down
+/* As drop_dead_private, and through the public part (pops with a CAS), after a slow get, down
  * to the floor of w's current task (what lies below is an outer task's: its own gets sweep it).
  * Only a free item can be a dead future; a waited one stops the sweep where it is. An empty
  * deque clears the hint. */
 static void drop_dead(ws__worker *w)
 {
     for (;;) {
-        pop_dead_private(w);
+        drop_dead_private(w);
         /* relaxed: the owner's own floor. */
         if (ws__wdeque_owner_bottom(&w->deque) <= ws_load_relaxed(&w->floor) ||
             !ws__wdeque_may_look(w))
@@ -414,11 +412,6 @@ static void drop_dead(ws__worker *w)
         ws__count(w, pops, 1);
         unqueue(future_of(t));
     }
-}
-
-static WS_NOINLINE void drop_dead_rare(ws__worker *w)
-{
-    drop_dead(w);
 }
 
 /* Worker w takes f's slot back if f is its deque's newest item: with plain accesses if private,
@@ -456,12 +449,8 @@ static bool run_if_pending(ws__worker *w, ws__future *f)
     }
     int64_t floor = ws__floor_raise(w); /* before the claim publishes it */
     bool ran = claim(w, f);
-    if (ran) {
-        /* f's slot is not this deque's newest (or in another deque): the run is not a take
-         * from the bottom, so none of this worker's takes answers a thief during it. */
-        ws__share_private_work(w);
+    if (ran)
         run_claimed(w, f, false, false, "future");
-    }
     if (ran)
         mark_dead(w, f); /* its slot stays where it was, maybe in its home deque */
     ws__floor_restore(w, floor);
@@ -554,7 +543,7 @@ void ws__future_finish_rare(struct ws__future_rec *r, uint32_t old)
 
 void ws__future_drop_dead(void)
 {
-    drop_dead_hinted(ws__tls_worker);
+    drop_dead_private(ws__tls_worker);
 }
 
 /* The fast path of a get on worker w, as a sync's: f is w's newest item, private, and the pool
@@ -600,9 +589,9 @@ void *ws_future_get(ws_future *handle)
         if (w == NULL || !get_newest(w, f))
             get_slow(f);
         else
-            drop_dead_hinted(w);
+            drop_dead_private(w);
     } else if (w != NULL) {
-        drop_dead_hinted(w);
+        drop_dead_private(w);
     }
     return f->result;
 }

@@ -1,8 +1,16 @@
 # Every worker joins in on a flat batch (tests/test_phases.c; label: sched): one entry per API
 # and worker count, each running its shapes. The tasks spin until the batch is shared or a
 # deadline passes, so a pass takes a fraction of a second and a failure seconds.
+# Not registered: nested_own for futures. There the parent's get of the older child (the leaf,
+# stolen) cannot run the newer one (the batch: a free item, docs/scheduler.md, "What a wait may
+# run"), so it blocks and a spare makes the batch; the spare's get of the batch's oldest future
+# runs it where it sits, below private items that no take of the spare answers for until that
+# task ends (run `test_phases future 2 nested_own`).
 foreach(api spawn stack group future loop join submit)
   set(shapes top nested nested_own back park)
+  if(api STREQUAL "future")
+    list(REMOVE_ITEM shapes nested_own)
+  endif()
   foreach(p 2 4)
     ws_add_test(test_phases SOURCES test_phases.c TIMEOUT 120 LABELS sched
                 ARGS ${api} ${p} ${shapes})
