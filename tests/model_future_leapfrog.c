@@ -76,9 +76,8 @@ void ws__prof_strand_begin(void)
 enum { RUNNER, GETTER, IDLE, NWORKERS };
 enum { O, NTASKS };
 
-static ws_pool pool;
-static ws__worker workers[NWORKERS];
-static ws__worker *worker_list[NWORKERS];
+#include "model_workers.h"
+
 static ws__task tasks[NTASKS];
 static atomic_int runs[NTASKS], f_runs;
 static ws_future *handle; /* f: written by main before the threads start */
@@ -121,19 +120,7 @@ static void *getter(void *arg)
 
 int main(void)
 {
-    pool.nworkers = NWORKERS;
-    pool.workers = worker_list;
-    ws__injector_init(&pool.urgent);
-    ws__injector_init(&pool.injector);
-    for (int i = 0; i < NWORKERS; i++) {
-        ws__worker *w = &workers[i];
-        w->pool = &pool;
-        w->id = (unsigned)i;
-        /* the reserve of worker.c's ws__worker_new: the other threads of the pool */
-        int err = ws__wdeque_init(&w->deque, 2, NWORKERS - 1);
-        assert(err == 0);
-        worker_list[i] = w;
-    }
+    model_workers_init();
     for (int i = 0; i < NTASKS; i++)
         ws__task_init(&tasks[i], o_fn, &runs[i]);
     /* G submits f, from the record its list holds (records.c's local list). */

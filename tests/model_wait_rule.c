@@ -99,9 +99,8 @@ enum { RUNNER, HELPER, NWORKERS };
 enum { X, C, U, H, O, NTASKS };
 enum { T = X };
 
-static ws_pool pool;
-static ws__worker workers[NWORKERS];
-static ws__worker *worker_list[NWORKERS];
+#include "model_workers.h"
+
 static ws__task tasks[NTASKS];
 static atomic_int runs[NTASKS];
 
@@ -217,19 +216,7 @@ static int run_count(int i)
 
 int main(void)
 {
-    pool.nworkers = NWORKERS;
-    pool.workers = worker_list;
-    ws__injector_init(&pool.urgent);
-    ws__injector_init(&pool.injector);
-    for (int i = 0; i < NWORKERS; i++) {
-        ws__worker *w = &workers[i];
-        w->pool = &pool;
-        w->id = (unsigned)i;
-        /* the reserve of worker.c's ws__worker_new: the other threads of the pool */
-        int err = ws__wdeque_init(&w->deque, 2, NWORKERS - 1);
-        assert(err == 0);
-        worker_list[i] = w;
-    }
+    model_workers_init();
     for (int i = 0; i < NTASKS; i++)
         ws__task_init(&tasks[i], count_run, &runs[i]);
     /* relaxed: before the threads start. h is a job record (free); the others are waited. */
