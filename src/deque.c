@@ -326,11 +326,11 @@ void ws__deque_check(const ws_deque *q)
  * Capacity. avail has 16 bits, and guard - top is at most the larger of the items held and the
  * reserve (a share raises the guard to at most bottom; only an empty deque's reserve puts it
  * above, and a pop below the guard keeps one index of that room, never raising the guard past
- * where it was). So
- * the deque holds at most WS_SDEQUE_MAX_ITEMS = 65,535 items: the fast path's room stops below it,
- * and the slow push refuses a push past it (the caller runs the item, as when the array cannot
- * grow). Then every item can be public at once: ws__sdeque_publish_all, on which a blocked owner
- * relies, publishes all (tests/model_sdeque_publish.c, with a 2-bit field).
+ * where it was). So the deque holds at most WS_SDEQUE_MAX_ITEMS = 65,535 items: the fast path's
+ * room stops below it, and the slow push refuses a push past it (the caller runs the item, as
+ * when the array cannot grow). Then every item can be public at once: ws__sdeque_publish_all,
+ * on which a blocked owner relies, publishes all (tests/model_sdeque_publish.c, with a 2-bit
+ * field).
  *
  * Shrinking (docs/deque.md, "Giving memory back"). An array more than 4x the first one is
  * big. At a pop that finds the deque empty (or takes its last item) the owner arms a
