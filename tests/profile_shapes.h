@@ -10,8 +10,10 @@
 
 #include "worksteal.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static inline uint64_t shape_cpu_ns(void)
@@ -19,6 +21,54 @@ static inline uint64_t shape_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t shape_wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The thread's context switches so far (0 where the count is unknown). */
+static inline uint64_t shape_switches(void)
+{
+#ifdef RUSAGE_THREAD
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+#endif
+    return 0;
+}
+
+/* What the working strands took, summed over every thread: their CPU time and their time on the
+ * monotonic clock. The second is longer when the host of a virtual machine takes the virtual
+ * CPU away, for milliseconds at a time when it is busy (steal time): the guest's clocks go on
+ * and no thread of the guest is switched out, so the profiler counts that time as the strand's,
+ * as it must (no clock of the thread tells it apart). The test holds the profiler's figures to
+ * the time strands really took (shape_spins_since). A strand whose thread was switched out is
+ * counted at its CPU time: the profiler takes such a loss out, and the test checks that it does.
+ * Relaxed: read after ws_pool_profile has returned, whose completion orders every strand's
+ * additions before it. */
+typedef struct shape_spins {
+    uint64_t cpu_ns, wall_ns;
+} shape_spins;
+static _Atomic uint64_t shape_spin_cpu_ns, shape_spin_wall_ns;
+
+static inline shape_spins shape_spins_now(void)
+{
+    shape_spins s = {atomic_load_explicit(&shape_spin_cpu_ns, memory_order_relaxed),
+                     atomic_load_explicit(&shape_spin_wall_ns, memory_order_relaxed)};
+    return s;
+}
+
+/* How much longer than their CPU time the strands took since `from`: 1 when the host took
+ * nothing (or nothing worked). */
+static inline double shape_spins_since(shape_spins from)
+{
+    shape_spins to = shape_spins_now();
+    uint64_t cpu = to.cpu_ns - from.cpu_ns, wall = to.wall_ns - from.wall_ns;
+    return cpu > 0 && wall > cpu ? (double)wall / (double)cpu : 1.0;
 }
 
 /* The virtual mode of tests/test_profile_exact.c: work advances the calling thread's clock
@@ -36,9 +86,15 @@ static inline void shape_work_for(uint64_t ns)
     }
     if (ns == 0)
         return;
-    uint64_t end = shape_cpu_ns() + ns;
-    while (shape_cpu_ns() < end) {
+    uint64_t switches = shape_switches();
+    uint64_t wall0 = shape_wall_ns(), cpu0 = shape_cpu_ns(), cpu;
+    while ((cpu = shape_cpu_ns()) < cpu0 + ns) {
     }
+    uint64_t wall = shape_wall_ns() - wall0;
+    if (shape_switches() != switches)
+        wall = cpu - cpu0;
+    atomic_fetch_add_explicit(&shape_spin_cpu_ns, cpu - cpu0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&shape_spin_wall_ns, wall, memory_order_relaxed);
 }
 
 static inline void shape_nothing(void *arg)
