@@ -30,7 +30,8 @@ static void *spare_main(void *arg)
     ws__worker *w = arg;
     ws_pool *pool = w->pool;
     for (;;) {
-        /* acquire: pairs with the release store in wake_spare; then the pool's state is ours. */
+        /* acquire: pairs with the release store in wake_spare (what the spare reads once awake
+         * has atomics of its own today: tests/mutants/mutants.txt, spare-wait-relaxed). */
         while (ws_load_acquire(&w->spare_state) == 0)
             ws__futex_wait(&w->spare_state, 0);
         if (ws__pool_finished(pool))

@@ -79,20 +79,26 @@ ws_add_model(model_frames model_frames SCENARIO=1,WEAKEN=0:pass:2500:long SCENAR
 # frames.c, deque, idle.c and worker search, a thief parking and an owner spawning; fails when
 # a failed steal does not ask for the frames (tests/model_frames_wake.c, which says what the
 # bounds leave out).
-ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000 WITHOUT=1:fail:long)
+# And a task that blocks (ws_block_begin) with a frame private while a thief waits for it: the
+# block's flush makes it reachable (BLOCK=1, 2,507 executions, 16 s; none without the flush).
+ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:1000
+             --disable-instruction-caching,BLOCK=1,MODEL_LOOKS=2:pass:1250 WITHOUT=1:fail:long)
 
 # A pool's teardown on the real pool.c (wait_admitted_gone, pool_teardown, join_spares), spare.c,
 # idle.c, the injector, the deque and worker.c's loop: one worker and one job injected, the
 # teardown meeting the worker running, searching or asleep; the job runs once and every thread
 # leaves (scenario 1, 12,953 executions, 82 s of CPU). A job blocked until a spare ran its child,
 # the teardown meeting it blocked with the spare asleep (scenario 2, 2,800 executions, 53 s),
-# or after its end with the spare retired or asleep (MEET=0, 493 executions, 5 s). A thread
+# or after its end with the spare retired or asleep (MEET=0, 493 executions, 5 s). Two workers
+# and no spare, one asleep while a task of the other blocks with a private child: the block's
+# publication and notify wake the sleeper (scenario 3, 7 executions, 1 s). A thread
 # that the teardown does not reach is a join that spins forever, which --check-liveness reports
 # (tests/model_pool_teardown.c).
 ws_add_model(model_pool_teardown model_pool_teardown
              --check-liveness,--disable-instruction-caching,SCENARIO=1:pass:6400
              --check-liveness,--disable-instruction-caching,SCENARIO=2:pass:1400
-             --check-liveness,--disable-instruction-caching,SCENARIO=2,MEET=0:pass:240)
+             --check-liveness,--disable-instruction-caching,SCENARIO=2,MEET=0:pass:240
+             --check-liveness,--disable-instruction-caching,SCENARIO=3:pass:7)
 
 # The injector queue alone (src/injector.c) with two producers and two consumers, and with one
 # producer of three records and one consumer of two takes: every record taken once, in its

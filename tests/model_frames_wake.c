@@ -27,7 +27,8 @@
  * wake-up, the slow sync, run_handed), the header's ws__frames_push and ws__frames_pop with the
  * type check, the deque (the steal's requests included), idle.c (the search loop, park,
  * wait_for_token, ws__idle_notify, ws__idle_wake_all), the injectors (empty here), worker.c's
- * look (ws__find_elsewhere: its steal round) and ws__task_run_taken. Stubbed
+ * look (ws__find_elsewhere: its steal round) and ws__task_run_taken, spare.c's ws__block_worker
+ * (BLOCK=1). Stubbed
  * (tests/model_platform.h): the futex, with the kernel's semantics, counting its sleepers;
  * allocation, the clock and the yield; the records' trim before a sleep; a contract violation is
  * an assertion. Mirrored, since join.c needs the rest of the scheduler: ws_spawn and ws_sync on a
@@ -65,8 +66,12 @@
  *              owner's sync takes the leaf back, the thief sees 0 and an empty deque and
  *              sleeps, and the second spawn reopens without a wake-up (two looks);
  *   WITHOUT=4  rules 2 and 3 both removed.
+ * BLOCK=1 (with spare.c's ws__block_worker, and the mirror's spawn waking as push_rare does): a
+ * task that blocks with a frame private and a thief waiting for it (see root below); fails
+ * (0 complete executions) without the block's flush of the frames.
  * Bounds that finish: tests/model.cmake runs all rules at one round and one look (2,181
- * executions, 4 s) and WITHOUT=1 at the defaults (it fails within 2 s). With every rule, two
+ * executions, 4 s), BLOCK=1 at two looks (2,507, 16 s; three looks gave no verdict within 5
+ * minutes) and WITHOUT=1 at the defaults (it fails within 2 s). With every rule, two
  * rounds and three looks gave no verdict within 5 minutes, nor one round with two looks within
  * 2 minutes, nor WITHOUT=3 within 5 minutes: rule 3 is shown by tests/test_sched_stack.c's
  * spread case, not here.
@@ -74,6 +79,14 @@
 #include <assert.h>
 #include <genmc.h>
 
+#ifndef BLOCK
+#define BLOCK 0
+#endif
+#if BLOCK
+#undef ROUNDS
+#define ROUNDS            2 /* the two leaves of the block case */
+#define MODEL_SPAWN_WAKES 1 /* a wake-up missing from the mirror would be a false alarm here */
+#endif
 #ifndef ROUNDS
 #define ROUNDS 2
 #endif
@@ -97,6 +110,7 @@
 
 #include "../src/idle.c"
 #include "../src/injector.c"
+#include "../src/spare.c"
 #include "../src/worker.c"
 #include "model_frames_sources.h"
 
@@ -117,7 +131,8 @@ static int looks;
 
 static ws__task *look(ws__worker *w, bool *more, const char **what)
 {
-    __VERIFIER_assume(looks++ < MODEL_LOOKS || ws__pool_finished(w->pool));
+    if (looks++ >= MODEL_LOOKS && !ws__pool_finished(w->pool))
+        model_stop_here(); /* ends the block case's spin too (model_execution_cut) */
     return ws__find_elsewhere(w, more, what);
 }
 
@@ -183,6 +198,33 @@ static void check_not_stranded(void)
 
 static atomic_int started;
 
+#if BLOCK
+/* BLOCK=1: the typed task spawns two leaves (the first handed over at once, as the first spawn
+ * of a task taken from elsewhere does; the second private), lets the thief search only then,
+ * blocks at once as ws_block_begin does (ws__block_worker; no spare here) and waits until both
+ * leaves ran. A thief that found the second frame private asked for it and waits (searching or
+ * asleep): only the block's flush of the private frame (whose push serves the request and wakes
+ * a sleeper) makes it reachable, and without it every execution blocks, below the case's floor
+ * of complete executions. The waits are assumptions, as GenMC's spin-loop analysis would make
+ * them (with --check-liveness, that analysis took a retried CAS of the deque's pop for a spin
+ * that never ends). */
+WS_TASK_0(int, root)
+{
+    WS_SPAWN(leaf, 1);
+    WS_SPAWN(leaf, 2);
+    /* release: the thief starts searching once both frames are in place. */
+    atomic_store_explicit(&started, 1, memory_order_release);
+    ws__block_worker(&workers[0]);
+    /* relaxed: the leaves' results are read by their syncs below, which order them. */
+    __VERIFIER_assume(atomic_load_explicit(&runs[1], memory_order_relaxed) == 1 &&
+                      atomic_load_explicit(&runs[2], memory_order_relaxed) == 1);
+    ws__blocked_leave(&workers[0]);
+    int r2 = WS_SYNC(leaf);
+    int r1 = WS_SYNC(leaf);
+    assert(r1 == 10 && r2 == 20);
+    return r1 + r2;
+}
+#else
 WS_TASK_0(int, root)
 {
     /* release: the thief starts searching once the typed task runs (its end_fast closed). */
@@ -197,6 +239,7 @@ WS_TASK_0(int, root)
     }
     return sum;
 }
+#endif
 
 /* ---- the workers -------------------------------------------------------------------------- */
 
@@ -269,5 +312,9 @@ int main(void)
     pthread_join(t, NULL);
     for (int x = 1; x <= ROUNDS; x++)
         assert(atomic_load_explicit(&runs[x], memory_order_relaxed) == 1);
+#if BLOCK
+    for (int i = 0; i < 2; i++) /* the thief's task stack too: it ran a leaf */
+        frames_destroy(&workers[i]);
+#endif
     return 0;
 }

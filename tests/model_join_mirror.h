@@ -1,13 +1,18 @@
 /* model_join_mirror.h: join.c's ws_spawn and ws_sync on a worker, as the stack-task models
  * need them (tests/model_frames.c, tests/model_frames_wake.c): join.c itself needs the rest of
- * the scheduler. The record's init, the fast push or push_rare's flush, slow push and depth cap
- * (push_rare's wake-up left out: a model with the real idle.c then sees fewer wake-ups, never
- * more); the pop that takes the record back and runs it, or the wait for DONE with acquire.
- * Included after the sources, which give ws__tls_worker and the deque. */
+ * the scheduler. The record's init, the fast push or push_rare's flush, slow push and depth cap,
+ * and push_rare's wake-up when MODEL_SPAWN_WAKES is 1 (left out by default: a model with the real
+ * idle.c then sees fewer wake-ups, never more); the pop that takes the record back and runs it,
+ * or the wait for DONE with acquire. Included after the sources, which give ws__tls_worker and
+ * the deque (and idle.c, for the wake-up). */
 #ifndef WS_MODEL_JOIN_MIRROR_H
 #define WS_MODEL_JOIN_MIRROR_H
 
 #include <assert.h>
+
+#ifndef MODEL_SPAWN_WAKES
+#define MODEL_SPAWN_WAKES 0
+#endif
 
 void ws_spawn(ws_task *task, ws_fn fn, void *arg)
 {
@@ -24,6 +29,10 @@ void ws_spawn(ws_task *task, ws_fn fn, void *arg)
     int64_t before = ws__wdeque_push_slow(&w->deque, t, &published);
     assert(before >= 0);
     ws__wdeque_set_depth_cap(&w->deque, before + 1);
+#if MODEL_SPAWN_WAKES
+    if (before == 0 || published)
+        ws__idle_notify(w->pool);
+#endif
 }
 
 void ws_sync(ws_task *task)

@@ -38,11 +38,11 @@
  *      set by then) or the spare sees the count at zero itself (the store buffering of exit and
  *      blocked, all seq_cst). MEET=0: the teardown starts once A ended, with the spare retired
  *      (join_spares must wake it) or asleep in the idle protocol;
- *   3  two workers, no spare: worker 0's body runs A, which submits B1 and B2 to its own deque
- *      (B1 public at once, in the deque's reserve; B2 private) and blocks once worker 1, which
- *      runs the worker loop, sleeps in the futex (other executions are dropped); A waits until
- *      both ran. The block's publication makes B2 stealable and its notify is the only wake-up
- *      of the sleeper. Gives no verdict within 4 minutes of CPU: not registered.
+ *   3  two workers, no spare: B1 and B2 wait on worker 0's deque (B1 public, in the deque's
+ *      reserve; B2 private); worker 1 runs the worker loop alone, takes B1 and sleeps in the
+ *      futex (other executions are dropped); then worker 0 starts, and its body runs A, which
+ *      blocks at once and waits until B2 ran. The block's publication makes B2 stealable and
+ *      its notify is the only wake-up of the sleeper.
  * Each ends with every thread joined and every job run once. MODEL_YIELDS (2) bounds the yields
  * of a search that saw a push in flight, as in tests/model_idle.c; an execution cut there or by
  * a scenario's choice (model_stop_here) releases the model's spins, and main and the joins
@@ -50,11 +50,13 @@
  * searchers) gave no verdict within 10 minutes at a load average of 12; scenario 2 without the
  * choice of MEET (the teardown once B ran, A unblocking at any time) explored 10,345 executions
  * in 119 s of CPU, too long for make test. Executions: scenario 1 12,953 (82 s of CPU),
- * scenario 2 2,800 (53 s), MEET=0 493 (5 s). Each of these fails when a step it relies on is
- * changed (tests/mutants/mutants.txt): exit stored with release, or read relaxed by the last
- * one out, or blocked read with acquire by an idle thread (scenario 2); join_spares' wake of a
- * retired spare removed, or the teardown's wake-up before its store of exit (MEET=0); an idle
- * thread that leaves at exit with a task blocked cuts scenario 2 below its floor.
+ * scenario 2 2,800 (53 s), MEET=0 493 (5 s), scenario 3 7 (1 s). Each of these fails when a
+ * step it relies on is changed (tests/mutants/mutants.txt): exit stored with release, or read
+ * relaxed by the last one out, or blocked read with acquire by an idle thread (scenario 2);
+ * join_spares' wake of a retired spare removed, or the teardown's wake-up before its store of
+ * exit (MEET=0); the block's notify after its publication removed (scenario 3: the sleeper
+ * never wakes, and A's spin never ends); an idle thread that leaves at exit with a task blocked
+ * cuts scenario 2 below its floor.
  */
 #include <assert.h>
 #include <errno.h>
@@ -276,14 +278,6 @@ static void job_a(void *arg)
         ws_block_end();
     }
     if (SCENARIO == 3) {
-        for (int i = 1; i <= 2; i++) {
-            push_own(ws__tls_worker, i, job_b);
-            ws__idle_notify(pool);
-        }
-        /* Only the executions in which the other worker is asleep in the futex here: the
-         * others reach the same end with a searcher awake (tests/model_idle.c's case). */
-        if (model_futex_sleeping() != 1)
-            model_stop_here();
         ws_block_begin();
         /* acquire: pairs with job_end's release increments. A spin: never-ending if nobody
          * runs B1 and B2 (--check-liveness). */
@@ -330,13 +324,37 @@ static ws_pool *pool_make(void)
     return p;
 }
 
+/* Scenario 3: B1 and B2 go onto worker 0's deque while it has not started (B1 public, in the
+ * reserve; B2 private), then worker 1 runs the worker loop alone: it steals and runs B1, and
+ * only the executions in which it then sleeps in the futex go on (the others reach the same end
+ * with a searcher awake, tests/model_idle.c's case). Starting the workers one after the other
+ * keeps the case to seconds; the sleeper's own steps are all explored. */
+static void start_sleeper(void)
+{
+    for (int i = 1; i <= 2; i++)
+        push_own(pool->workers[0], i, job_b);
+    int err = ws__worker_start(pool->workers[1], ws__worker_main);
+    assert(err == 0);
+    pool->workers[1]->started = true;
+    /* acquire: pairs with job_end's release. A spin that --check-liveness reports if the
+     * sleeper never takes B1. */
+    while (atomic_load_explicit(&runs[1], memory_order_acquire) == 0 && !model_execution_cut())
+        ;
+    if (model_execution_cut() || model_futex_sleeping() != 1)
+        model_stop_here();
+}
+
 int main(void)
 {
     pool = pool_make();
     if (SCENARIO >= 2) {
         /* As pool_start_workers, but worker 0's body runs A and ends (owner_body). */
         job_init(0, job_a);
+        if (SCENARIO == 3)
+            start_sleeper();
         for (unsigned i = 0; i < WORKERS; i++) {
+            if (pool->workers[i]->started)
+                continue;
             int err = ws__worker_start(pool->workers[i], i == 0 ? owner_body : ws__worker_main);
             assert(err == 0);
             pool->workers[i]->started = true;
