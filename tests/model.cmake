@@ -89,7 +89,8 @@ ws_add_model(model_frames_wake model_frames_wake ROUNDS=1,MODEL_LOOKS=1:pass:100
 # teardown meeting the worker running, searching or asleep; the job runs once and every thread
 # leaves (scenario 1, 12,953 executions, 82 s of CPU). A job blocked until a spare ran its child,
 # the teardown meeting it blocked with the spare asleep (scenario 2, 2,800 executions, 53 s),
-# or after its end with the spare retired or asleep (MEET=0, 493 executions, 5 s). Two workers
+# or after its end with the spare retired or asleep (MEET=0, 493 executions, 5 s), or blocking
+# again once the spare retired, which must wake it (TWICE=1, 3,332 executions, 38 s). Two workers
 # and no spare, one asleep while a task of the other blocks with a private child: the block's
 # publication and notify wake the sleeper (scenario 3, 7 executions, 1 s). A thread
 # that the teardown does not reach is a join that spins forever, which --check-liveness reports
@@ -98,6 +99,7 @@ ws_add_model(model_pool_teardown model_pool_teardown
              --check-liveness,--disable-instruction-caching,SCENARIO=1:pass:6400
              --check-liveness,--disable-instruction-caching,SCENARIO=2:pass:1400
              --check-liveness,--disable-instruction-caching,SCENARIO=2,MEET=0:pass:240
+             --check-liveness,--disable-instruction-caching,SCENARIO=2,MEET=0,TWICE=1:pass:1600
              --check-liveness,--disable-instruction-caching,SCENARIO=3:pass:7)
 
 # The injector queue alone (src/injector.c) with two producers and two consumers, and with one

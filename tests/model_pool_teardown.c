@@ -37,7 +37,9 @@
  *      A is blocked, and the last one out of the block wakes the idle spare (the exit flag is
  *      set by then) or the spare sees the count at zero itself (the store buffering of exit and
  *      blocked, all seq_cst). MEET=0: the teardown starts once A ended, with the spare retired
- *      (join_spares must wake it) or asleep in the idle protocol;
+ *      (join_spares must wake it) or asleep in the idle protocol. TWICE=1 (with MEET=0): A
+ *      unblocks and, once the spare retired (other executions are dropped), pushes B2 and
+ *      blocks again: the block must wake the retired spare (wake_spare's futex wake);
  *   3  two workers, no spare: B1 and B2 wait on worker 0's deque (B1 public, in the deque's
  *      reserve; B2 private); worker 1 runs the worker loop alone, takes B1 and sleeps in the
  *      futex (other executions are dropped); then worker 0 starts, and its body runs A, which
@@ -50,11 +52,12 @@
  * searchers) gave no verdict within 10 minutes at a load average of 12; scenario 2 without the
  * choice of MEET (the teardown once B ran, A unblocking at any time) explored 10,345 executions
  * in 119 s of CPU, too long for make test. Executions: scenario 1 12,953 (82 s of CPU),
- * scenario 2 2,800 (53 s), MEET=0 493 (5 s), scenario 3 7 (1 s). Each of these fails when a
- * step it relies on is changed (tests/mutants/mutants.txt): exit stored with release, or read
- * relaxed by the last one out, or blocked read with acquire by an idle thread (scenario 2);
- * join_spares' wake of a retired spare removed, or the teardown's wake-up before its store of
- * exit (MEET=0); the block's notify after its publication removed (scenario 3: the sleeper
+ * scenario 2 2,800 (53 s), MEET=0 493 (5 s), TWICE=1 3,332 (38 s), scenario 3 7 (1 s). Each of
+ * these fails when a step it relies on is changed (tests/mutants/mutants.txt and holdout.txt):
+ * exit stored with release, or read relaxed by the last one out, or blocked read with acquire
+ * by an idle thread (scenario 2); join_spares' wake of a retired spare removed, or the
+ * teardown's wake-up before its store of exit (MEET=0); wake_spare's wake of a retired spare
+ * removed (TWICE=1); the block's notify after its publication removed (scenario 3: the sleeper
  * never wakes, and A's spin never ends); an idle thread that leaves at exit with a task blocked
  * cuts scenario 2 below its floor.
  */
@@ -102,9 +105,12 @@ static int pthread_once(pthread_once_t *once, void (*fn)(void))
 #ifndef MEET
 #define MEET 1 /* scenario 2: the teardown meets A blocked (1) or after its end (0) */
 #endif
+#ifndef TWICE
+#define TWICE 0 /* scenario 2, MEET=0: A blocks a second time, once the spare retired */
+#endif
 #define WORKERS (SCENARIO == 3 ? 2 : 1)
 #define SPARES  (SCENARIO == 2 ? 1 : 0)
-#define JOBS    SCENARIO
+#define JOBS    (SCENARIO + TWICE)
 
 /* ---- the stubs ----------------------------------------------------------------------------- */
 
@@ -265,12 +271,17 @@ static void job_b(void *arg)
 static void job_a(void *arg)
 {
     (void)arg;
-    if (SCENARIO == 2) {
-        push_own(ws__tls_worker, 1, job_b);
+    for (int r = 1; SCENARIO == 2 && r <= 1 + TWICE; r++) {
+        /* TWICE: the second round only in the executions where the spare retired (it sleeps on
+         * its own word): the block must wake it again. */
+        if (r == 2 &&
+            (model_futex_sleeping() != 1 || ws_load_relaxed(&pool->workers[1]->spare_state) != 0))
+            model_stop_here();
+        push_own(ws__tls_worker, r, job_b);
         ws_block_begin();
         /* acquire: pairs with job_end's release increment. A spin: never-ending if nobody
          * runs B (--check-liveness). */
-        while (atomic_load_explicit(&runs[1], memory_order_acquire) == 0 && !model_execution_cut())
+        while (atomic_load_explicit(&runs[r], memory_order_acquire) == 0 && !model_execution_cut())
             ;
         /* MEET=1: only the executions in which the spare sleeps in the futex when A unblocks. */
         if (MEET && model_futex_sleeping() != 1)
