@@ -410,6 +410,7 @@ static void test_errors(ws_pool *pool)
 
 int main(void)
 {
+    shape_spins_counted = true;
     unsigned counts[] = {1, 2, 4};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         printf("--- %u workers\n", counts[i]);
