@@ -155,17 +155,23 @@ void ws__idle_notify(ws_pool *pool)
         ws__idle_wake(pool, s);
 }
 
+/* Worker w's private items and frames must not wait with it while it neither pushes nor takes
+ * for a long time (asleep, or running a future it did not take from its deque's bottom): no
+ * thief's request is answered meanwhile (the split deque, docs/deque.md). */
+void ws__share_private_work(ws__worker *w)
+{
+    ws__frames_flush(w);
+    if (ws__wdeque_publish_all(&w->deque))
+        ws__idle_notify(w->pool);
+}
+
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value)
 {
     if (w == NULL) {
         ws__futex_wait(word, value);
         return;
     }
-    /* Its deque's private items must not sleep with it: no push of this worker will answer a
-     * thief's request meanwhile (the split deque, docs/deque.md); nor its private frames. */
-    ws__frames_flush(w);
-    if (ws__wdeque_publish_all(&w->deque))
-        ws__idle_notify(w->pool);
+    ws__share_private_work(w); /* none of its pushes or takes answers while it sleeps */
     ws__count(w, parks, 1);
     bool traced = w->pool->trace != NULL;
     uint64_t start = traced ? ws__now_ns() : 0;

@@ -672,6 +672,7 @@ static inline uint32_t ws__idle_parked(ws_pool *pool);
 /* Any thread (w: its worker, or NULL): sleeps on a futex word while it holds value, counting
  * and tracing the park when w is a worker. Used by waits on tasks and groups. */
 void ws__park_word(ws__worker *w, _Atomic uint32_t *word, uint32_t value);
+void ws__share_private_work(ws__worker *w);
 /* Any thread: wakes every parked worker (shutdown, spare management). */
 void ws__idle_wake_all(ws_pool *pool);
 /* Where an idle worker looks for work (worker.c: ws__find_elsewhere): a task, its source in
