@@ -686,6 +686,16 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     return b - t;
 }
 
+/* A pop below the guard leaves fast_base at the new bottom + 1, so the owner's next push takes
+ * the slow path, which reads top: the thief that took the last item may not know it did
+ * (docs/deque.md, "emptied"). By name, so that tests/model_sdeque_emptied.c can drop each. */
+#ifndef WS_SDEQUE_POP_CLOSES
+#define WS_SDEQUE_POP_CLOSES 1
+#endif
+#ifndef WS_SDEQUE_EMPTY_CLOSES
+#define WS_SDEQUE_EMPTY_CLOSES 1
+#endif
+
 void *ws__sdeque_pop_public(ws_sdeque *q)
 {
     /* relaxed: the owner's own variable. */
@@ -697,14 +707,16 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
         t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
         if (b < t) {
             sdeque_drained(q, t); /* thieves took everything: top == bottom, empty */
+            if (WS_SDEQUE_EMPTY_CLOSES)
+                q->fast_base = b + 2; /* bottom + 1: the next push reads top (below) */
             return NULL;
         }
         /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
          * older items public (avail stays >= 1: see the ABA argument above). */
         next = b == t ? v + WS_SDEQUE_TOP_ONE - 1 : v - (uint64_t)(q->guard - b);
         /* acq_rel: one modification order with the thieves' CASes decides every index; the
-         * acquire half as in the slow push. A failed CAS re-reads v relaxed; the empty exit
-         * above then leaves fast_base alone. */
+         * acquire half as in the slow push. A failed CAS re-reads v relaxed, so the empty exit
+         * above sets fast_base from bottom, not from that top. */
     } while (!ws_cas_acq_rel(&q->ts, &v, next));
     /* relaxed: our own write, made when the item was pushed. */
     void *item = ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
@@ -716,7 +728,9 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     int64_t old = q->guard;
     q->guard = b;
     sdeque_move_bar(q, old);
-    q->fast_base = t + 1;
+    /* Thieves may take the older items with a bottom read before the store below, not knowing
+     * they took the last: the next push reads top (below). */
+    q->fast_base = WS_SDEQUE_POP_CLOSES ? b + 1 : t + 1;
     WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
     /* Of the reserve's room above the item, one index stays public (docs/deque.md, "pop below
      * the guard"). After the store of bottom: a thief that acquires the raised guard
@@ -786,9 +800,9 @@ static void sdeque_ask(ws_sdeque *q)
     }
 }
 
-/* After a failed steal of a public index: the owner's next push fills the reserve's room, and a
- * lost race leaves the items to other thieves; but stack-task frames (ask_also not 0: frames.c)
- * stay private until a thief asks, and one that went to sleep would not. */
+/* After a steal that met the reserve's room with no item in it: the owner's next push fills it;
+ * but stack-task frames (ask_also not 0: frames.c) stay private until a thief asks, and one that
+ * went to sleep would not. */
 #ifndef WS_SDEQUE_ASK_FOR_FRAMES /* a model removes the step (tests/model_frames_wake.c) */
 #define WS_SDEQUE_ASK_FOR_FRAMES 1
 #endif
@@ -833,26 +847,37 @@ static int64_t index_diff(uint64_t x, uint64_t y)
     return (int64_t)d >> WS_SDEQUE_AVAIL_BITS;
 }
 
-/* The steal, of any item (bounded NULL), or only of one that the bound allows. */
-static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded)
+/* A steal whose CAS lost (another thief, or the owner's pop or share, changed ts) may have left
+ * public items behind: the caller is told (*lost), so that a worker about to sleep looks again
+ * rather than park with the owner's items public (src/idle.c, park;
+ * tests/model_sdeque_retry.c). Not a retry here: that multiplied the executions of every model
+ * that steals. By name, so that the model can drop it. */
+#ifndef WS_SDEQUE_NOTES_LOST
+#define WS_SDEQUE_NOTES_LOST 1
+#endif
+
+/* What one attempt of a steal found (sdeque_steal_once). */
+enum steal_outcome { STEAL_TAKEN, STEAL_NONE, STEAL_LOST };
+
+/* One attempt of the steal from v, the value of ts read with acquire: takes the oldest public
+ * item into *taken, or finds none that the bound allows, or loses the CAS (v then holds ts as
+ * the CAS read it, relaxed). */
+static inline enum steal_outcome sdeque_steal_once(ws_sdeque *q, ws_sdeque_bound *bounded,
+                                                   uint64_t *v, void **taken)
 {
-    int64_t floor = bounded != NULL ? bounded->floor : 0;
-    /* acquire: pairs with the owner's release moves of the guard: items pushed before are
-     * visible. */
-    uint64_t v = WS_SDEQUE_THIEF_TS(&q->ts);
-    uint64_t t = v >> WS_SDEQUE_AVAIL_BITS;
-    if ((v & WS_SDEQUE_AVAIL_MASK) == 0) {
+    uint64_t t = *v >> WS_SDEQUE_AVAIL_BITS;
+    if ((*v & WS_SDEQUE_AVAIL_MASK) == 0) {
         sdeque_ask(q);
-        return NULL;
+        return STEAL_NONE;
     }
-    if (bounded && index_diff(t, (uint64_t)floor) < 0)
-        return NULL; /* the oldest public item lies below the floor */
+    if (bounded && index_diff(t, (uint64_t)bounded->floor) < 0)
+        return STEAL_NONE; /* the oldest public item lies below the floor */
     /* acquire: pairs with the release stores of bottom: an item pushed into the reserve
      * (after the guard last moved) is visible once bottom is seen past it. */
     int64_t left = index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t);
     if (left <= 0) {
         sdeque_ask_for_frames(q); /* the reserve's room, and no item in it yet */
-        return NULL;
+        return STEAL_NONE;
     }
     /* seq_cst: announces us before we load the array; pairs with the seq_cst store of the
      * array then load of stealers in the owner's sdeque_reclaim (store buffering). */
@@ -869,7 +894,7 @@ static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded)
      * would fail anyway: a refusal is never wrong, and a taken item's tag is the one read. */
     if (WS_SDEQUE_STEAL_LEAVES_FREE && bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE)) {
         bounded->refused_free = true;
-        return NULL;
+        return STEAL_NONE;
     }
     /* The bound's watched word, read after the acquires of ts and bottom above, which
      * synchronize with the item's publication: a change the owner made before it published the
@@ -878,26 +903,47 @@ static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded)
      * those acquires (read-read coherence after them). */
     if (bounded && WS_SDEQUE_BOUND_LOOK &&
         ((ws_load_relaxed(bounded->watch) ^ bounded->expect) & bounded->mask) != 0)
-        return NULL;
+        return STEAL_NONE;
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
-    if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1)) {
-        sdeque_ask_for_frames(q);
-        return NULL;
-    }
+    if (!ws_cas_acq_rel(&q->ts, v, *v + WS_SDEQUE_TOP_ONE - 1))
+        return STEAL_LOST;
     if (left == 1)
         sdeque_emptied(q);
+    *taken = item;
+    return STEAL_TAKEN;
+}
+
+/* The steal, of any item (bounded NULL), or only of one that the bound allows; *lost (if not
+ * NULL) is set when the CAS lost a race. */
+static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded, bool *lost)
+{
+    void *item = NULL;
+    /* acquire: pairs with the owner's release moves of the guard: items pushed before are
+     * visible. */
+    uint64_t v = WS_SDEQUE_THIEF_TS(&q->ts);
+    enum steal_outcome found = sdeque_steal_once(q, bounded, &v, &item);
+    if (found == STEAL_LOST) {
+        sdeque_ask_for_frames(q);
+        if (lost != NULL && WS_SDEQUE_NOTES_LOST)
+            *lost = true;
+    }
     return item;
 }
 
 void *ws_sdeque_steal(ws_sdeque *q)
 {
-    return sdeque_steal(q, NULL);
+    return sdeque_steal(q, NULL, NULL);
+}
+
+void *ws__sdeque_steal_noting(ws_sdeque *q, bool *lost)
+{
+    return sdeque_steal(q, NULL, lost);
 }
 
 void *ws__sdeque_steal_bounded(ws_sdeque *q, ws_sdeque_bound *bound)
 {
-    return sdeque_steal(q, bound);
+    return sdeque_steal(q, bound, NULL);
 }
 
 size_t ws_sdeque_size(const ws_sdeque *q)

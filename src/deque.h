@@ -327,6 +327,8 @@ void ws_sdeque_destroy(ws_sdeque *q);
 /* Any thread; lock-free. The oldest public item, or NULL: none is public (the call then asks
  * the owner to share), or a race was lost. */
 void *ws_sdeque_steal(ws_sdeque *q);
+/* The same, setting *lost when a race was lost (public items may be left; deque.c). */
+void *ws__sdeque_steal_noting(ws_sdeque *q, bool *lost);
 /* Items are task addresses, with bit 0 set for a free task (WS_SDEQUE_ITEM_FREE: a future or a
  * job, which no frame of the owner's is bound to wait for; internal.h, ws__deque_item). The
  * deque hands every item back as it was pushed, tag included, and the caller strips it; the one

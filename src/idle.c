@@ -64,7 +64,9 @@
  *
  * A sleeper whose last look sees an injector non-empty but can take nothing (a producer between
  * its tail exchange and its link, or another worker draining) does not sleep: it yields and
- * searches again, since that producer may have observed it as a searcher already.
+ * searches again, since that producer may have observed it as a searcher already. Nor does one
+ * whose steal lost its CAS: the winner may be the owner's pop, which leaves the older public
+ * items behind with nobody announcing them (deque.c, WS_SDEQUE_NOTES_LOST).
  *
  * Ramp-up hints are not publications: a worker that takes an external job and sees more queued,
  * or steals and sees more on the victim's deque, glances at the word (a relaxed load) and wakes a
@@ -87,6 +89,9 @@
 #endif
 #ifndef WS_IDLE_HANDOFF
 #define WS_IDLE_HANDOFF(s) ws__idle_wake_wanted(s)
+#endif
+#ifndef WS_IDLE_LOST_LOOKS_AGAIN
+#define WS_IDLE_LOST_LOOKS_AGAIN 1
 #endif
 
 /* The model (tests/model_idle.c) sets both rounds to 0: only the last look before parking
@@ -308,17 +313,19 @@ static ws__task *park(ws__worker *w, ws__look_fn look, const char **what)
     ws__idle *idle = &pool->idle;
     ws__idle_sleep_begin(&idle->state);
     bool more = false;
+    w->steal_lost = false;
     ws__task *t = look(w, &more, what);
     if (t != NULL) {
         sleep_end(w);
         leave_search_busy(pool);
         return t;
     }
-    if (WS_IDLE_PUSH_IN_FLIGHT(pool)) {
+    if (WS_IDLE_PUSH_IN_FLIGHT(pool) || (WS_IDLE_LOST_LOOKS_AGAIN && w->steal_lost)) {
         /* External work is queued or being pushed, but the look found none to take: another
          * worker holds the consumer side, or a producer has swapped the tail and not yet
          * linked its job. That producer may have observed us as a searcher, so we must not
-         * sleep: yield and search again. */
+         * sleep: yield and search again. Likewise after a steal that lost its race: the
+         * winner may have been the owner's pop, with public items left behind (deque.c). */
         ws__thread_yield();
     } else if (!ws__pool_finished(pool)) {
         ws__wdeque_trim(&w->deque); /* a big array does not sleep with us (docs/deque.md) */

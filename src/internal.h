@@ -42,6 +42,7 @@ typedef ws_locked_deque ws__wdeque;
 #define ws__wdeque_push_fitting(q, item) ((void)ws_locked_deque_push((q), (item)))
 #define ws__wdeque_pop(q)                ws__item_task(ws_locked_deque_pop(q))
 #define ws__wdeque_steal(q)              ws__item_task(ws_locked_deque_steal(q))
+#define ws__wdeque_steal_noting(q, lost) ((void)(lost), ws__wdeque_steal(q)) /* never lost */
 #define ws__wdeque_steal_bounded(q, b)   ws__item_task(ws__locked_deque_steal_bounded((q), (b)))
 #define ws__wdeque_peek_private(q)       ((void)(q), (ws__task *)NULL)
 #define ws__wdeque_newest_is_free        ws__locked_deque_newest_is_free
@@ -61,25 +62,26 @@ static inline int64_t ws__wdeque_push_slow(ws_locked_deque *q, void *item, bool 
 }
 #else
 typedef ws_sdeque ws__wdeque;
-#define ws__wdeque_init                ws_sdeque_init
-#define ws__wdeque_destroy             ws_sdeque_destroy
-#define ws__wdeque_fits                ws__sdeque_fits
-#define ws__wdeque_push_fitting        ws__sdeque_push_fitting
-#define ws__wdeque_push_slow           ws__sdeque_push_slow
-#define ws__wdeque_pop(q)              ws__owner_take(q, ws__sdeque_pop(q))
-#define ws__wdeque_steal(q)            ws__item_task(ws_sdeque_steal(q))
-#define ws__wdeque_steal_bounded(q, b) ws__item_task(ws__sdeque_steal_bounded((q), (b)))
-#define ws__wdeque_peek_private(q)     ws__owner_take(q, ws__sdeque_peek_private(q))
-#define ws__wdeque_newest_is_free      ws__sdeque_newest_is_free
-#define ws__wdeque_newest_is           ws__sdeque_newest_is
-#define ws__wdeque_asked_for           ws__sdeque_asked_for
-#define ws__wdeque_pop_private         ws__sdeque_pop_private
-#define ws__wdeque_size                ws_sdeque_size
-#define ws__wdeque_growths(q)          ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
-#define ws__wdeque_set_depth_cap       ws__sdeque_set_depth_cap
-#define ws__wdeque_force_slow          ws__sdeque_force_slow
-#define ws__wdeque_publish_all         ws__sdeque_publish_all
-#define ws__wdeque_trim                ws__sdeque_trim
+#define ws__wdeque_init                  ws_sdeque_init
+#define ws__wdeque_destroy               ws_sdeque_destroy
+#define ws__wdeque_fits                  ws__sdeque_fits
+#define ws__wdeque_push_fitting          ws__sdeque_push_fitting
+#define ws__wdeque_push_slow             ws__sdeque_push_slow
+#define ws__wdeque_pop(q)                ws__owner_take(q, ws__sdeque_pop(q))
+#define ws__wdeque_steal(q)              ws__item_task(ws_sdeque_steal(q))
+#define ws__wdeque_steal_noting(q, lost) ws__item_task(ws__sdeque_steal_noting((q), (lost)))
+#define ws__wdeque_steal_bounded(q, b)   ws__item_task(ws__sdeque_steal_bounded((q), (b)))
+#define ws__wdeque_peek_private(q)       ws__owner_take(q, ws__sdeque_peek_private(q))
+#define ws__wdeque_newest_is_free        ws__sdeque_newest_is_free
+#define ws__wdeque_newest_is             ws__sdeque_newest_is
+#define ws__wdeque_asked_for             ws__sdeque_asked_for
+#define ws__wdeque_pop_private           ws__sdeque_pop_private
+#define ws__wdeque_size                  ws_sdeque_size
+#define ws__wdeque_growths(q)            ws_load_relaxed(&(q)->growths) /* relaxed: a statistic */
+#define ws__wdeque_set_depth_cap         ws__sdeque_set_depth_cap
+#define ws__wdeque_force_slow            ws__sdeque_force_slow
+#define ws__wdeque_publish_all           ws__sdeque_publish_all
+#define ws__wdeque_trim                  ws__sdeque_trim
 #endif
 /* The pops, steals and peek above hand back tasks (ws__item_task); pushes take deque items
  * (ws__deque_item). */
@@ -464,8 +466,9 @@ typedef struct ws__worker {
      * work. A waiter leapfrogging this worker takes only those (wait.c). Written by the worker
      * (release), read by leapfroggers (acquire). */
     _Atomic int64_t floor;
-    uint64_t steal_begin_ns;  /* while profiling: when the latest steal attempt began */
-    uint64_t asking_since;    /* idle since then with work asked for in sight (worker.c), or 0 */
+    uint64_t steal_begin_ns; /* while profiling: when the latest steal attempt began */
+    uint64_t asking_since;   /* idle since then with work asked for in sight (worker.c), or 0 */
+    bool steal_lost; /* a steal of its search's last look lost a race (idle.c's park reads it) */
     ws__record_cache records; /* free job records (records.c) */
     ws__thread thread;
     void *(*body)(void *); /* what the thread runs (pool.c, before it starts) */

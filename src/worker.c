@@ -288,8 +288,8 @@ static ws__task *steal_once(ws__worker *w, ws__worker *v, ws_sdeque_bound *bound
 {
     ws__count(w, steal_attempts, 1);
     ws__prof_note_steal(w);
-    ws__task *t =
-        bound != NULL ? ws__wdeque_steal_bounded(&v->deque, bound) : ws__wdeque_steal(&v->deque);
+    ws__task *t = bound != NULL ? ws__wdeque_steal_bounded(&v->deque, bound)
+                                : ws__wdeque_steal_noting(&v->deque, &w->steal_lost);
     if (t != NULL) {
         ws__count(w, steals, 1);
         if (w->victims != NULL && v->place != NULL)

@@ -43,6 +43,19 @@ ws_add_model(model_sdeque_publish model_sdeque_publish WEAKEN=0:pass:24 WEAKEN=1
 # item too (tests/mutants: deque-room-before-bottom; tests/model_sdeque_room.c).
 ws_add_model(model_sdeque_room model_sdeque_room SCENARIO=1:pass:4900)
 
+# A push onto a deque that thieves emptied takes the slow path (which sees it empty and wakes a
+# sleeper) even when the thief that took the last item read an older bottom and could not tell:
+# after the owner's pop above top (scenario 1) and after a pop that finds the deque emptied
+# (scenario 2); each fails without the pop's close of the fast path that it needs
+# (tests/model_sdeque_emptied.c).
+ws_add_model(model_sdeque_emptied model_sdeque_emptied SCENARIO=1,WITHOUT=0:pass:200
+             SCENARIO=2,WITHOUT=0:pass:160 SCENARIO=1,WITHOUT=1:fail SCENARIO=2,WITHOUT=2:fail)
+
+# A steal that comes back empty while an item it may take stays public says it lost a race (a
+# CAS lost to the owner's pop), so that a worker about to sleep looks again; fails without the
+# report (tests/model_sdeque_retry.c).
+ws_add_model(model_sdeque_retry model_sdeque_retry WITHOUT=0:pass:5 WITHOUT=1:fail)
+
 # ws_pool_run from a worker of another pool (src/pool.c, src/spare.c's ws__block_worker on the
 # real deque): the woken spare takes every task the blocked worker forked, with and without a
 # thief racing it; fails without the publish (the path before the fix), with the spare's wait

@@ -81,17 +81,23 @@ static void *thief(void *arg)
     return NULL;
 }
 
-/* Runs the owner and the thief on the initialised deque, then checks that each of the first n
- * items was taken exactly once. */
-static void run_owner_and_thief(void *(*owner)(void *), int n)
+/* Runs the owner and a thief of the model's own on the initialised deque, then checks that each
+ * of the first n items was taken exactly once. */
+static void run_owner_and(void *(*owner)(void *), void *(*a_thief)(void *), int n)
 {
     pthread_t o, t;
     pthread_create(&o, NULL, owner, NULL);
-    pthread_create(&t, NULL, thief, NULL);
+    pthread_create(&t, NULL, a_thief, NULL);
     pthread_join(o, NULL);
     pthread_join(t, NULL);
     for (int i = 0; i < n; i++)
         assert(atomic_load_explicit(&items[i].taken, memory_order_relaxed) == 1);
+}
+
+/* The same with the thief above. */
+static void run_owner_and_thief(void *(*owner)(void *), int n)
+{
+    run_owner_and(owner, thief, n);
 }
 
 #endif /* WS_MODEL_SDEQUE_COMMON_H */
