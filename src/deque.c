@@ -686,11 +686,14 @@ int64_t ws__sdeque_push_slow(ws_sdeque *q, void *item, bool *published)
     return b - t;
 }
 
-/* A pop below the guard leaves fast_base at the new bottom + 1, so the owner's next push takes
- * the slow path, which reads top: the thief that took the last item may not know it did
- * (docs/deque.md, "emptied"). By name, so that tests/model_sdeque_emptied.c can drop each. */
-#ifndef WS_SDEQUE_POP_CLOSES
-#define WS_SDEQUE_POP_CLOSES 1
+/* A thief knows it took the last item by the bottom it read after top (sdeque_emptied). A pop
+ * below the guard that takes an item above top therefore stores the new bottom before its CAS:
+ * a thief that acquires the CAS's new guard reads that bottom, not an older one that counts the
+ * popped item. A pop that finds the deque emptied leaves fast_base at bottom + 1, so the next
+ * push reads top: a plain pop of a private item may have lowered bottom under a thief's read.
+ * By name, so that tests/model_sdeque_emptied.c can drop each (docs/deque.md, "emptied"). */
+#ifndef WS_SDEQUE_POP_LOWERS_FIRST
+#define WS_SDEQUE_POP_LOWERS_FIRST 1
 #endif
 #ifndef WS_SDEQUE_EMPTY_CLOSES
 #define WS_SDEQUE_EMPTY_CLOSES 1
@@ -703,13 +706,22 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     /* acquire: as in the slow push (fast_base is set from it below). */
     uint64_t v = ws_load_acquire(&q->ts), next;
     int64_t t;
+    bool lowered = false; /* bottom stored as b ahead of the CAS */
     do {
         t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
         if (b < t) {
+            if (lowered) /* release: as every store of bottom; top == bottom again */
+                WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b + 1);
             sdeque_drained(q, t); /* thieves took everything: top == bottom, empty */
             if (WS_SDEQUE_EMPTY_CLOSES)
                 q->fast_base = b + 2; /* bottom + 1: the next push reads top (below) */
             return NULL;
+        }
+        if (b > t && !lowered && WS_SDEQUE_POP_LOWERS_FIRST) {
+            /* release: as in ws__sdeque_pop; the CAS below publishes it to the thieves that
+             * acquire its new guard. Thieves take only index top < b meanwhile. */
+            WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b);
+            lowered = true;
         }
         /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
          * older items public (avail stays >= 1: see the ABA argument above). */
@@ -721,6 +733,8 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     /* relaxed: our own write, made when the item was pushed. */
     void *item = ws_load_relaxed(&q->slot[(size_t)b & q->mask]);
     if (b == t) {
+        if (lowered) /* release: as every store of bottom */
+            WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b + 1);
         q->fast_base = b + 2; /* top == bottom == b + 1: the deque is empty */
         sdeque_drained(q, b + 1);
         return item;
@@ -728,10 +742,9 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     int64_t old = q->guard;
     q->guard = b;
     sdeque_move_bar(q, old);
-    /* Thieves may take the older items with a bottom read before the store below, not knowing
-     * they took the last: the next push reads top (below). */
-    q->fast_base = WS_SDEQUE_POP_CLOSES ? b + 1 : t + 1;
-    WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
+    q->fast_base = t + 1;
+    if (!lowered)
+        WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b); /* release: as in ws__sdeque_pop */
     /* Of the reserve's room above the item, one index stays public (docs/deque.md, "pop below
      * the guard"). After the store of bottom: a thief that acquires the raised guard
      * (sdeque_share's release) reads b as bottom, and cannot take index b. */

@@ -48,7 +48,7 @@ ws_add_model(model_sdeque_room model_sdeque_room SCENARIO=1:pass:4900)
 # after the owner's pop above top (scenario 1) and after a pop that finds the deque emptied
 # (scenario 2); each fails without the pop's close of the fast path that it needs
 # (tests/model_sdeque_emptied.c).
-ws_add_model(model_sdeque_emptied model_sdeque_emptied SCENARIO=1,WITHOUT=0:pass:200
+ws_add_model(model_sdeque_emptied model_sdeque_emptied SCENARIO=1,WITHOUT=0:pass:150
              SCENARIO=2,WITHOUT=0:pass:160 SCENARIO=1,WITHOUT=1:fail SCENARIO=2,WITHOUT=2:fail)
 
 # A steal that comes back empty while an item it may take stays public says it lost a race (a

@@ -21,15 +21,16 @@
  * may have gone to sleep: the missed wake-up that left flat batches to their generator
  * (tests/test_phases.c). Every item is taken exactly once.
  *
- * WITHOUT=1 drops the pop's close of the fast path after it took an item above top
- * (WS_SDEQUE_POP_CLOSES 0): scenario 1 fails. WITHOUT=2 drops the close after a pop that finds
- * the deque emptied (WS_SDEQUE_EMPTY_CLOSES 0): scenario 2 fails. tests/model.cmake runs all four.
+ * WITHOUT=1 makes the pop above top store bottom after its CAS, as it did
+ * (WS_SDEQUE_POP_LOWERS_FIRST 0): scenario 1 fails. WITHOUT=2 drops the close of the fast path
+ * after a pop that finds the deque emptied (WS_SDEQUE_EMPTY_CLOSES 0): scenario 2 fails.
+ * tests/model.cmake runs all four.
  */
 #ifndef SCENARIO
 #define SCENARIO 1
 #endif
 #if WITHOUT == 1 /* (0 when not defined) */
-#define WS_SDEQUE_POP_CLOSES 0
+#define WS_SDEQUE_POP_LOWERS_FIRST 0
 #elif WITHOUT == 2
 #define WS_SDEQUE_EMPTY_CLOSES 0
 #endif
