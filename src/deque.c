@@ -705,8 +705,13 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
     int64_t b = ws_load_relaxed(&q->bottom) - 1;
     /* acquire: as in the slow push (fast_base is set from it below). */
     uint64_t v = ws_load_acquire(&q->ts), next;
-    int64_t t;
-    bool lowered = false; /* bottom stored as b ahead of the CAS */
+    int64_t t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
+    /* An item above top: bottom goes down to b ahead of the CAS. Only thieves move top, so a
+     * retry can find the item at top or the deque emptied, never again above. */
+    bool lowered = WS_SDEQUE_POP_LOWERS_FIRST && b > t;
+    if (lowered) /* release: as in ws__sdeque_pop; the CAS publishes it to the thieves that
+                  * acquire its new guard. Thieves take only index top < b meanwhile. */
+        WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b);
     do {
         t = q->guard - (int64_t)(v & WS_SDEQUE_AVAIL_MASK);
         if (b < t) {
@@ -716,12 +721,6 @@ void *ws__sdeque_pop_public(ws_sdeque *q)
             if (WS_SDEQUE_EMPTY_CLOSES)
                 q->fast_base = b + 2; /* bottom + 1: the next push reads top (below) */
             return NULL;
-        }
-        if (b > t && !lowered && WS_SDEQUE_POP_LOWERS_FIRST) {
-            /* release: as in ws__sdeque_pop; the CAS below publishes it to the thieves that
-             * acquire its new guard. Thieves take only index top < b meanwhile. */
-            WS_SDEQUE_PUBLISH_BOTTOM(&q->bottom, b);
-            lowered = true;
         }
         /* Index top: take it as a thief would. Above: move the guard down to b, leaving the
          * older items public (avail stays >= 1: see the ABA argument above). */
