@@ -586,15 +586,20 @@ static void sdeque_note_depth(ws_sdeque *q, int64_t t, int64_t b)
         q->armed = false;
 }
 
-void ws__sdeque_trim(ws_sdeque *q)
+/* A thief inside a steal leaves within a few instructions unless it was preempted: give it a
+ * few chances to, since an owner about to sleep will not come back to free. */
+static void sdeque_reclaim_patiently(ws_sdeque *q)
 {
-    /* A thief inside a steal leaves within a few instructions unless it was preempted: give it
-     * a few chances, since an owner about to sleep will not come back to free. */
     for (int i = 0; q->retired != NULL && i < 16; i++) {
         sdeque_reclaim(q);
         if (q->retired != NULL)
             ws__thread_yield();
     }
+}
+
+void ws__sdeque_trim(ws_sdeque *q)
+{
+    sdeque_reclaim_patiently(q); /* the shrink waits for earlier arrays */
     if (q->mask <= q->shrink_mask)
         return;
     /* relaxed: the owner's own variable; acquire on ts as in the slow push (slots reused). */
@@ -603,6 +608,7 @@ void ws__sdeque_trim(ws_sdeque *q)
     q->fast_base = t + 1;
     sdeque_shrink(q, t, b);
     sdeque_reopen_unless_asked(q);
+    sdeque_reclaim_patiently(q); /* the big array, if a thief was in it at the swap */
 }
 
 /* Owner only, in the slow push (after pushing at index b, with top t read then; or, refusing a
