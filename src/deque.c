@@ -874,28 +874,26 @@ static int64_t index_diff(uint64_t x, uint64_t y)
 #define WS_SDEQUE_NOTES_LOST 1
 #endif
 
-/* What one attempt of a steal found (sdeque_steal_once). */
-enum steal_outcome { STEAL_TAKEN, STEAL_NONE, STEAL_LOST };
-
-/* One attempt of the steal from v, the value of ts read with acquire: takes the oldest public
- * item into *taken, or finds none that the bound allows, or loses the CAS (v then holds ts as
- * the CAS read it, relaxed). */
-static inline enum steal_outcome sdeque_steal_once(ws_sdeque *q, ws_sdeque_bound *bounded,
-                                                   uint64_t *v, void **taken)
+/* The steal, of any item (bounded NULL), or only of one that the bound allows; *lost (if not
+ * NULL) is set when the CAS lost a race. */
+static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded, bool *lost)
 {
-    uint64_t t = *v >> WS_SDEQUE_AVAIL_BITS;
-    if ((*v & WS_SDEQUE_AVAIL_MASK) == 0) {
+    /* acquire: pairs with the owner's release moves of the guard: items pushed before are
+     * visible. */
+    uint64_t v = WS_SDEQUE_THIEF_TS(&q->ts);
+    uint64_t t = v >> WS_SDEQUE_AVAIL_BITS;
+    if ((v & WS_SDEQUE_AVAIL_MASK) == 0) {
         sdeque_ask(q);
-        return STEAL_NONE;
+        return NULL;
     }
     if (bounded && index_diff(t, (uint64_t)bounded->floor) < 0)
-        return STEAL_NONE; /* the oldest public item lies below the floor */
+        return NULL; /* the oldest public item lies below the floor */
     /* acquire: pairs with the release stores of bottom: an item pushed into the reserve
      * (after the guard last moved) is visible once bottom is seen past it. */
     int64_t left = index_diff((uint64_t)WS_SDEQUE_THIEF_BOTTOM(&q->bottom), t);
     if (left <= 0) {
         sdeque_ask_for_frames(q); /* the reserve's room, and no item in it yet */
-        return STEAL_NONE;
+        return NULL;
     }
     /* seq_cst: announces us before we load the array; pairs with the seq_cst store of the
      * array then load of stealers in the owner's sdeque_reclaim (store buffering). */
@@ -912,7 +910,7 @@ static inline enum steal_outcome sdeque_steal_once(ws_sdeque *q, ws_sdeque_bound
      * would fail anyway: a refusal is never wrong, and a taken item's tag is the one read. */
     if (WS_SDEQUE_STEAL_LEAVES_FREE && bounded && ((uintptr_t)item & WS_SDEQUE_ITEM_FREE)) {
         bounded->refused_free = true;
-        return STEAL_NONE;
+        return NULL;
     }
     /* The bound's watched word, read after the acquires of ts and bottom above, which
      * synchronize with the item's publication: a change the owner made before it published the
@@ -921,31 +919,17 @@ static inline enum steal_outcome sdeque_steal_once(ws_sdeque *q, ws_sdeque_bound
      * those acquires (read-read coherence after them). */
     if (bounded && WS_SDEQUE_BOUND_LOOK &&
         ((ws_load_relaxed(bounded->watch) ^ bounded->expect) & bounded->mask) != 0)
-        return STEAL_NONE;
+        return NULL;
     /* acq_rel: release orders our read of the slot before the owner's reuse of it (its
      * acquire reads of ts); the CAS fails if top or the guard moved since v was read. */
-    if (!ws_cas_acq_rel(&q->ts, v, *v + WS_SDEQUE_TOP_ONE - 1))
-        return STEAL_LOST;
-    if (left == 1)
-        sdeque_emptied(q);
-    *taken = item;
-    return STEAL_TAKEN;
-}
-
-/* The steal, of any item (bounded NULL), or only of one that the bound allows; *lost (if not
- * NULL) is set when the CAS lost a race. */
-static inline void *sdeque_steal(ws_sdeque *q, ws_sdeque_bound *bounded, bool *lost)
-{
-    void *item = NULL;
-    /* acquire: pairs with the owner's release moves of the guard: items pushed before are
-     * visible. */
-    uint64_t v = WS_SDEQUE_THIEF_TS(&q->ts);
-    enum steal_outcome found = sdeque_steal_once(q, bounded, &v, &item);
-    if (found == STEAL_LOST) {
+    if (!ws_cas_acq_rel(&q->ts, &v, v + WS_SDEQUE_TOP_ONE - 1)) {
         sdeque_ask_for_frames(q);
         if (lost != NULL && WS_SDEQUE_NOTES_LOST)
             *lost = true;
+        return NULL;
     }
+    if (left == 1)
+        sdeque_emptied(q);
     return item;
 }
 

@@ -90,9 +90,6 @@
 #ifndef WS_IDLE_HANDOFF
 #define WS_IDLE_HANDOFF(s) ws__idle_wake_wanted(s)
 #endif
-#ifndef WS_IDLE_LOST_LOOKS_AGAIN
-#define WS_IDLE_LOST_LOOKS_AGAIN 1
-#endif
 
 /* The model (tests/model_idle.c) sets both rounds to 0: only the last look before parking
  * matters to the protocol, and each earlier look would multiply the executions it explores. */
@@ -320,7 +317,7 @@ static ws__task *park(ws__worker *w, ws__look_fn look, const char **what)
         leave_search_busy(pool);
         return t;
     }
-    if (WS_IDLE_PUSH_IN_FLIGHT(pool) || (WS_IDLE_LOST_LOOKS_AGAIN && w->steal_lost)) {
+    if (WS_IDLE_PUSH_IN_FLIGHT(pool) || w->steal_lost) {
         /* External work is queued or being pushed, but the look found none to take: another
          * worker holds the consumer side, or a producer has swapped the tail and not yet
          * linked its job. That producer may have observed us as a searcher, so we must not
